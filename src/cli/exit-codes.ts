@@ -1,0 +1,31 @@
+/** The exit codes operators and schedulers rely on (job-interface.md). */
+export const EXIT = {
+  OK: 0,
+  INTERNAL: 1,
+  USAGE: 2,
+  UNAUTHORIZED: 3,
+  SYNC_INCOMPLETE: 4,
+  LOCKED: 5,
+  DISCREPANCIES: 6,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** An error that ends the command with a given exit code and a one-line message. */
+export class ExitError extends Error {
+  readonly exitCode: ExitCode;
+
+  constructor(exitCode: ExitCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ExitError';
+    this.exitCode = exitCode;
+  }
+}
+
+/** A bad flag, argument or configuration value: exit 2, nothing changed. */
+export class UsageError extends ExitError {
+  constructor(message: string) {
+    super(EXIT.USAGE, message);
+    this.name = 'UsageError';
+  }
+}

@@ -1,0 +1,55 @@
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../version.js';
+import type { CliIo } from './cli-io.js';
+import { registerOpenApiCommand } from './commands/openapi-command.js';
+import { registerSandboxCommand } from './commands/sandbox-command.js';
+import { EXIT, ExitError } from './exit-codes.js';
+
+/** The `cardsync` command tree. */
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('cardsync')
+    .description(
+      'Mirror a merchant card-issuing API into SQLite, reconcile it, and report discrepancies.',
+    )
+    .version(VERSION, '-v, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .exitOverride();
+  registerSandboxCommand(program, io);
+  registerOpenApiCommand(program, io);
+  for (const command of program.commands)
+    command
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+  return program;
+}
+
+/**
+ * Run the CLI and return the exit code; only this function turns errors into codes.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT.OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      ) {
+        return EXIT.OK;
+      }
+      // Commander already printed its one-line message.
+      return EXIT.USAGE;
+    }
+    if (error instanceof ExitError) {
+      io.stderr(`cardsync: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`cardsync: internal error: ${message}\n`);
+    return EXIT.INTERNAL;
+  }
+}

@@ -1,0 +1,37 @@
+import { type Static, Type } from 'typebox';
+
+/** Card statuses, as the interface lists them. */
+export const CARD_STATUSES = [
+  'PENDING',
+  'ACTIVE',
+  'FREEZING',
+  'FROZEN',
+  'UNFREEZING',
+  'CANCELLING',
+  'CANCELLED',
+  'FAILED',
+  'BLOCKED',
+] as const;
+export const CardStatus = Type.Enum(CARD_STATUSES);
+export type CardStatus = Static<typeof CardStatus>;
+
+/** Transaction statuses. */
+export const TRANSACTION_STATUSES = ['PENDING', 'COMPLETED', 'DECLINED', 'SETTLED'] as const;
+export const TransactionStatus = Type.Enum(TRANSACTION_STATUSES);
+export type TransactionStatus = Static<typeof TransactionStatus>;
+
+/** Transaction types. */
+export const TRANSACTION_TYPES = ['PURCHASE', 'REFUND', 'REVERSAL', 'VERIFICATION', 'FEE'] as const;
+export const TransactionType = Type.Enum(TRANSACTION_TYPES);
+export type TransactionType = Static<typeof TransactionType>;
+
+/** The six order operations (every POST is one). */
+export const ORDER_KINDS = [
+  'ISSUE',
+  'DEPOSIT',
+  'WITHDRAW',
+  'FREEZE',
+  'UNFREEZE',
+  'CANCEL',
+] as const;
+export type OrderKind = (typeof ORDER_KINDS)[number];

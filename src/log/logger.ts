@@ -1,0 +1,39 @@
+import { type DestinationStream, type Logger, pino } from 'pino';
+
+/**
+ * Paths whose values never reach a log line: keys and tokens, wherever they appear, and the
+ * sensitive card fields. Redaction is configuration, not care.
+ */
+export const REDACTED_PATHS: readonly string[] = [
+  'apiKey',
+  '*.apiKey',
+  'controlToken',
+  '*.controlToken',
+  'req.headers["x-api-key"]',
+  'req.headers["x-control-token"]',
+  'headers["x-api-key"]',
+  'headers["x-control-token"]',
+  'cardNumber',
+  '*.cardNumber',
+  'cvv',
+  '*.cvv',
+];
+
+/** Options of {@link createLogger}. */
+export interface LoggerOptions {
+  readonly level?: string;
+  /** Where lines go; stderr by default. */
+  readonly destination?: DestinationStream;
+}
+
+/** A pino logger writing JSON lines (stderr by default) with secrets redacted. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  return pino(
+    {
+      level: options.level ?? 'info',
+      redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
+      base: { pid: process.pid },
+    },
+    options.destination ?? pino.destination({ fd: 2, sync: false }),
+  );
+}

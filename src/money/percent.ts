@@ -1,0 +1,16 @@
+import { type Minor, parseDecimal } from './decimal.js';
+import { divideRounded, type RoundingMode } from './rounding.js';
+
+/**
+ * `percent` % of `amount`, in the same minor units, rounded with `mode` (half-up by default, as
+ * the reference model's deposit fee). The percentage is decimal text such as `"1.25"`.
+ * @example percentOf(1050, '2.5') // 26 (26.25 cents rounds down)
+ * @throws RangeError when `percent` is not non-negative decimal text.
+ */
+export function percentOf(amount: Minor, percent: string, mode: RoundingMode = 'half-up'): Minor {
+  const parsed = parseDecimal(percent);
+  if (!parsed) throw new RangeError(`${JSON.stringify(percent)} is not a percentage`);
+  const scaled = BigInt(`${parsed.integer}${parsed.fraction}` || '0');
+  const denominator = 100n * 10n ** BigInt(parsed.fraction.length);
+  return Number(divideRounded(BigInt(amount) * scaled, denominator, mode));
+}

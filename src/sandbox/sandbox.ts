@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import type { Server as HttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { currencyExponent } from '../money/currency.js';
+import { VERSION } from '../version.js';
+import { CLOCK_OFFSET_KEY, MovableClock } from './clock.js';
+import { DueEvents } from './due-events.js';
+import { buildApp } from './http/app.js';
+import { createDualListener } from './http/transport.js';
+import { IdGenerator } from './random/id-generator.js';
+import type { ProcessingMode, SandboxContext } from './sandbox-context.js';
+import { openSandboxDatabase, readMeta, writeMeta } from './store/database.js';
+import { SandboxStore } from './store/sandbox-store.js';
+import { loadTlsMaterial } from './tls/certificates.js';
+import { createInitialWorld, type MerchantAccess } from './world/initial-world.js';
+
+/** How to start the sandbox. Every field has a default. */
+export interface SandboxOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number;
+  /** Address to listen on; loopback by default. */
+  readonly host?: string;
+  /** Seed of every deterministic choice (ids, card details, outcomes). */
+  readonly seed?: string;
+  /** Merchant accounts to create in a fresh state (default 2). */
+  readonly merchants?: number;
+  /** Their currencies, assigned in turn (default USD). */
+  readonly currencies?: readonly string[];
+  /** Where state survives restarts; in memory when absent. */
+  readonly stateDir?: string;
+  /** Milliseconds before an order is processed (default 250), or 'manual' to process only on demand. */
+  readonly processingDelayMs?: number | 'manual';
+  /** Share of money orders that fail (default 0). */
+  readonly failureRate?: number;
+  /** Enable the control surface (default false). */
+  readonly control?: boolean;
+  /** Requests per second per API key before 429s (default: unlimited). */
+  readonly rateLimitPerSecond?: number;
+  readonly logger: Logger;
+}
+
+/** A running sandbox: where it is, who may use it, and how to stop it. */
+export interface RunningSandbox {
+  readonly baseUrl: string;
+  readonly caFile: string;
+  readonly caPem: string;
+  readonly merchants: readonly MerchantAccess[];
+  readonly stateDir: string | null;
+  /** The control surface's token when enabled. */
+  readonly controlToken: string | null;
+  readonly seed: string;
+  /** The domain state, for in-process tests and the world generator. */
+  readonly context: SandboxContext;
+  /** The OpenAPI 3.1 document served at `/openapi.json`. */
+  openApiDocument(): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Start the embedded card-issuing service over HTTPS.
+ * @example
+ * const sandbox = await startSandbox({ logger, control: true, processingDelayMs: 'manual' });
+ * // ... https requests to sandbox.baseUrl trusting sandbox.caFile ...
+ * await sandbox.close();
+ */
+export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const logger = options.logger;
+  for (const currency of options.currencies ?? []) currencyExponent(currency);
+  if (options.stateDir) await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
+  const db = openSandboxDatabase(
+    options.stateDir ? join(options.stateDir, 'sandbox.sqlite') : undefined,
+  );
+  try {
+    const storedSeed = readMeta(db, 'seed');
+    const seed = storedSeed ?? options.seed ?? 'cardsync';
+    if (storedSeed && options.seed && storedSeed !== options.seed) {
+      logger.warn(
+        { storedSeed, requestedSeed: options.seed },
+        'state directory keeps its own seed; --seed ignored',
+      );
+    }
+    writeMeta(db, 'seed', seed);
+    const clock = new MovableClock(Number(readMeta(db, CLOCK_OFFSET_KEY) ?? '0'));
+    const store = new SandboxStore(db);
+    const processing: ProcessingMode =
+      options.processingDelayMs === 'manual'
+        ? { kind: 'manual' }
+        : { kind: 'delay', ms: options.processingDelayMs ?? 250 };
+    const ctx: SandboxContext = {
+      store,
+      clock,
+      ids: new IdGenerator(db, seed),
+      seed,
+      processing,
+      failureRate: options.failureRate ?? 0,
+      logger,
+    };
+    const existing = store.merchants.list();
+    const merchants: MerchantAccess[] =
+      existing.length > 0
+        ? existing.map((m) => ({
+            merchantId: m.merchantId,
+            apiKey: store.merchants.currentKey(m.merchantId) ?? '',
+            currency: m.currency,
+          }))
+        : createInitialWorld(ctx, {
+            merchants: options.merchants ?? 2,
+            currencies: options.currencies ?? ['USD'],
+          });
+
+    const tls = await loadTlsMaterial(options.stateDir);
+    const events = new DueEvents(ctx);
+    const controlToken = options.control ? randomBytes(24).toString('hex') : undefined;
+    const app = await buildApp({
+      ctx,
+      clock,
+      events,
+      logger,
+      tls: { key: tls.keyPem, cert: tls.certPem },
+      controlToken,
+      rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond } : undefined,
+    });
+    const sockets = new Set<Socket>();
+    const listener = createDualListener(app.server as unknown as HttpsServer, VERSION);
+    listener.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(options.port ?? 0, host, () => resolve());
+    });
+    events.runDue();
+    const { port } = listener.address() as AddressInfo;
+    const urlHost =
+      host === '127.0.0.1' || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+    logger.info(
+      { port, stateDir: options.stateDir ?? null, merchants: merchants.length },
+      'sandbox listening',
+    );
+
+    let closed = false;
+    return {
+      baseUrl: `https://${urlHost}:${port}`,
+      caFile: tls.caFile,
+      caPem: tls.caPem,
+      merchants,
+      stateDir: options.stateDir ?? null,
+      controlToken: controlToken ?? null,
+      seed,
+      context: ctx,
+      openApiDocument: () => app.swagger() as unknown as Record<string, unknown>,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        events.close();
+        await new Promise<void>((resolve) => {
+          listener.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+        });
+        await app.close();
+        db.close();
+        await tls.cleanup();
+      },
+    };
+  } catch (error) {
+    if (db.open) db.close();
+    throw error;
+  }
+}

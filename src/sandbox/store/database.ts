@@ -1,0 +1,54 @@
+import Database from 'better-sqlite3';
+import { SANDBOX_SCHEMA, SANDBOX_SCHEMA_VERSION } from './schema.js';
+
+/** The sandbox's SQLite handle. */
+export type SandboxDatabase = Database.Database;
+
+/** Raised when a state directory was written by an incompatible sandbox. */
+export class SandboxStateError extends Error {
+  readonly code = 'SANDBOX_STATE_INCOMPATIBLE';
+}
+
+/**
+ * Open (or create) the sandbox's storage: a file when `file` is given, memory otherwise.
+ * @throws SandboxStateError when the file holds another schema version.
+ */
+export function openSandboxDatabase(file: string | undefined): SandboxDatabase {
+  const db = new Database(file ?? ':memory:');
+  if (file) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('foreign_keys = ON');
+  db.exec(SANDBOX_SCHEMA);
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as
+    | { value: string }
+    | undefined;
+  if (!row) {
+    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(
+      'schema_version',
+      String(SANDBOX_SCHEMA_VERSION),
+    );
+  } else if (Number(row.value) !== SANDBOX_SCHEMA_VERSION) {
+    db.close();
+    throw new SandboxStateError(
+      `sandbox state has schema version ${row.value}, this build expects ${SANDBOX_SCHEMA_VERSION}`,
+    );
+  }
+  return db;
+}
+
+/** Read a value of the `meta` table. */
+export function readMeta(db: SandboxDatabase, key: string): string | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as
+    | { value: string }
+    | undefined;
+  return row?.value;
+}
+
+/** Write a value of the `meta` table. */
+export function writeMeta(db: SandboxDatabase, key: string, value: string): void {
+  db.prepare(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  ).run(key, value);
+}

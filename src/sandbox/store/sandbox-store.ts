@@ -1,0 +1,30 @@
+import { CardStore } from './card-store.js';
+import type { SandboxDatabase } from './database.js';
+import { MerchantStore } from './merchant-store.js';
+import { OfferingStore } from './offering-store.js';
+import { OrderStore } from './order-store.js';
+import { TransactionStore } from './transaction-store.js';
+
+/** All of the sandbox's tables behind one handle, and one way to run a unit of work atomically. */
+export class SandboxStore {
+  readonly db: SandboxDatabase;
+  readonly merchants: MerchantStore;
+  readonly offerings: OfferingStore;
+  readonly cards: CardStore;
+  readonly transactions: TransactionStore;
+  readonly orders: OrderStore;
+
+  constructor(db: SandboxDatabase) {
+    this.db = db;
+    this.merchants = new MerchantStore(db);
+    this.offerings = new OfferingStore(db);
+    this.cards = new CardStore(db);
+    this.transactions = new TransactionStore(db);
+    this.orders = new OrderStore(db);
+  }
+
+  /** Run `work` in one SQLite transaction (nested calls join the outer one). */
+  atomically<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+}
