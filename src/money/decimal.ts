@@ -56,8 +56,8 @@ export type MinorParseResult =
 
 /**
  * Convert decimal text to minor units of a currency with `exponent` fractional digits.
- * Trailing zeros beyond the exponent are accepted (`"1.500"` is 150 cents); any other extra
- * digit is `too-precise`, never rounded.
+ * More fractional digits than the exponent, even zeros (`"1.500"` in USD), is `too-precise`:
+ * the wire carries at most the currency's digits, and nothing is ever rounded here.
  * @example toMinor('12.5', 2) // { ok: true, minor: 1250 }
  */
 export function toMinor(
@@ -67,9 +67,8 @@ export function toMinor(
 ): MinorParseResult {
   const parsed = parseDecimal(text, options);
   if (!parsed) return { ok: false, reason: 'not-a-decimal' };
-  const significantFraction = parsed.fraction.replace(/0+$/, '');
-  if (significantFraction.length > exponent) return { ok: false, reason: 'too-precise' };
-  const digits = parsed.integer + parsed.fraction.padEnd(exponent, '0').slice(0, exponent);
+  if (parsed.fraction.length > exponent) return { ok: false, reason: 'too-precise' };
+  const digits = parsed.integer + parsed.fraction.padEnd(exponent, '0');
   const magnitude = digits === '' ? 0 : Number(digits);
   if (!Number.isSafeInteger(magnitude)) return { ok: false, reason: 'too-large' };
   return { ok: true, minor: parsed.negative && magnitude !== 0 ? -magnitude : magnitude };
@@ -102,11 +101,4 @@ export function formatMinor(minor: Minor, exponent: number): string {
   const fraction = digits.slice(digits.length - exponent);
   const body = exponent === 0 ? integer : `${integer}.${fraction}`;
   return negative ? `-${body}` : body;
-}
-
-/** The number of significant fractional digits in decimal text (`"1.50"` has 1), or undefined. */
-export function significantFractionDigits(text: string): number | undefined {
-  const parsed = parseDecimal(text, { signed: true });
-  if (!parsed) return undefined;
-  return parsed.fraction.replace(/0+$/, '').length;
 }

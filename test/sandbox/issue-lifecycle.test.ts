@@ -11,9 +11,15 @@ describe('issuing a card end to end', () => {
   it('shows a PENDING card at once and an ACTIVE one with its fee after processing', async () => {
     const api = t.merchants[0]!;
     const offerings = await api.get('/merchants/offerings');
-    const offering = offerings.body.data.find((o: { requiresHolder: boolean }) => !o.requiresHolder);
+    const offering = offerings.body.data.find(
+      (o: { requiresHolder: boolean }) => !o.requiresHolder,
+    );
     const before = await api.get('/merchants/balance');
-    const issued = await api.post('/cards', { offeringId: offering.id, amount: '100.00', merchantOrderNo: orderNo() });
+    const issued = await api.post('/cards', {
+      offeringId: offering.id,
+      amount: '100.00',
+      merchantOrderNo: orderNo(),
+    });
     expect(issued.status).toBe(201);
     const cards = await api.get('/cards');
     expect(cards.body.data).toHaveLength(1);
@@ -25,11 +31,17 @@ describe('issuing a card end to end', () => {
     );
     const processed = await t.control.post('/_control/orders/process', {});
     expect(processed.status).toBe(200);
-    expect(processed.body.processed).toEqual([{ orderNo: issued.body.data.orderNo, kind: 'ISSUE', outcome: 'success' }]);
+    expect(processed.body.processed).toEqual([
+      { orderNo: issued.body.data.orderNo, kind: 'ISSUE', outcome: 'success' },
+    ]);
     const card = await api.get('/cards/info', { query: { cardId: cards.body.data[0].cardId } });
     expect(card.body.data.status).toBe('ACTIVE');
     const txns = await api.get('/transactions');
     expect(txns.body.data).toHaveLength(1);
-    expect(txns.body.data[0]).toMatchObject({ type: 'FEE', status: 'COMPLETED', tradeNo: issued.body.data.orderNo });
+    expect(txns.body.data[0]).toMatchObject({
+      type: 'FEE',
+      status: 'COMPLETED',
+      tradeNo: issued.body.data.orderNo,
+    });
   });
 });

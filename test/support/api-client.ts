@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { type Agent, request } from 'undici';
 import type { OpenApiValidator } from './openapi-validator.js';
 
 /** A response as the tests see it. */
@@ -62,11 +62,19 @@ export class ApiClient {
     return this.call<T>('GET', path, options);
   }
 
-  async post<T = any>(path: string, body: unknown, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  async post<T = any>(
+    path: string,
+    body: unknown,
+    options: CallOptions = {},
+  ): Promise<ApiResponse<T>> {
     return this.call<T>('POST', path, { ...options, body });
   }
 
-  async call<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH', path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  async call<T = any>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH',
+    path: string,
+    options: CallOptions = {},
+  ): Promise<ApiResponse<T>> {
     const url = new URL(path, this.baseUrl);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -93,7 +101,9 @@ export class ApiClient {
     if (this.#validator?.describes(method, url.pathname)) {
       const problems = this.#validator.problems(method, url.pathname, response.statusCode, parsed);
       if (problems.length > 0) {
-        throw new Error(`response breaks the OpenAPI document:\n${problems.join('\n')}\nbody: ${text}`);
+        throw new Error(
+          `response breaks the OpenAPI document:\n${problems.join('\n')}\nbody: ${text}`,
+        );
       }
     }
     return { status: response.statusCode, headers: response.headers, body: parsed as T, text };

@@ -1,7 +1,10 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
 }
 
 /**
@@ -28,7 +31,8 @@ export class OpenApiValidator {
   problems(method: string, path: string, status: number, body: unknown): string[] {
     const operation = this.#document.paths[path]?.[method.toLowerCase()];
     if (!operation) return [`${method} ${path} is not in the OpenAPI document`];
-    const response = operation.responses[String(status)] ?? operation.responses[`${String(status)[0]}XX`];
+    const response =
+      operation.responses[String(status)] ?? operation.responses[`${String(status)[0]}XX`];
     if (!response) return [`${method} ${path} does not declare status ${status}`];
     const schema = response.content?.['application/json']?.schema;
     if (!schema) return [`${method} ${path} ${status} declares no JSON body`];

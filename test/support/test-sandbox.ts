@@ -1,6 +1,10 @@
 import { Agent } from 'undici';
 import { createLogger } from '../../src/log/logger.js';
-import { type RunningSandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/sandbox.js';
+import {
+  type RunningSandbox,
+  type SandboxOptions,
+  startSandbox,
+} from '../../src/sandbox/sandbox.js';
 import { ApiClient } from './api-client.js';
 import { OpenApiValidator } from './openapi-validator.js';
 
@@ -22,7 +26,9 @@ export interface TestSandbox {
  * Start a real sandbox over HTTPS on port 0 with the control surface on and orders processed
  * only on demand (unless `options` says otherwise). Close it in `afterAll`.
  */
-export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
+export async function startTestSandbox(
+  options: Partial<SandboxOptions> = {},
+): Promise<TestSandbox> {
   const sandbox = await startSandbox({
     logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     control: true,

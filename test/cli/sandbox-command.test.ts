@@ -1,0 +1,87 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCliProcess, startCliProcess } from '../support/cli-process.js';
+
+describe('cardsync sandbox', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('prints one JSON line that a client can use, keeps keys out of its logs, and stops cleanly on SIGTERM', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'cardsync-cli-'));
+    dirs.push(stateDir);
+    const cli = startCliProcess([
+      'sandbox',
+      '--port',
+      '0',
+      '--seed',
+      'cli-test',
+      '--merchants',
+      '3',
+      '--currency',
+      'USD,JPY',
+      '--state-dir',
+      stateDir,
+      '--log-level',
+      'debug',
+    ]);
+    const info = JSON.parse(await cli.firstLine()) as {
+      baseUrl: string;
+      caFile: string;
+      stateDir: string;
+      merchants: { merchantId: string; apiKey: string; currency: string }[];
+    };
+    expect(info.baseUrl).toMatch(/^https:\/\/localhost:\d+$/);
+    expect(info.stateDir).toBe(stateDir);
+    expect(info.merchants.map((m) => m.currency)).toEqual(['USD', 'JPY', 'USD']);
+    const agent = new Agent({ connect: { ca: await readFile(info.caFile, 'utf8') } });
+    try {
+      for (const merchant of info.merchants) {
+        const response = await request(`${info.baseUrl}/merchants/balance`, {
+          headers: { 'x-api-key': merchant.apiKey },
+          dispatcher: agent,
+        });
+        const body = (await response.body.json()) as {
+          data: { balance: string; currency: string };
+        };
+        expect(response.statusCode).toBe(200);
+        expect(body.data.currency).toBe(merchant.currency);
+        expect(body.data.balance).not.toMatch(/^0(\.0+)?$/);
+      }
+    } finally {
+      await agent.close();
+    }
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited()).toBe(0);
+    const logs = cli.stderr();
+    expect(logs).toContain('sandbox listening');
+    for (const merchant of info.merchants) expect(logs).not.toContain(merchant.apiKey);
+    for (const line of logs.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it.each([
+    [['sandbox', '--port', 'abc'], '--port must be a whole number from 0 to 65535'],
+    [['sandbox', '--merchants', '0'], '--merchants must be a whole number from 1 to 100'],
+    [['sandbox', '--currency', 'USD,XYZ'], '--currency must be ISO 4217 codes'],
+    [['sandbox', '--failure-rate', '1.5'], '--failure-rate must be a number from 0 to 1'],
+    [['sandbox', '--processing-delay', 'soon'], '--processing-delay must be milliseconds'],
+    [['sandbox', '--bogus'], "unknown option '--bogus'"],
+    [['frobnicate'], "unknown command 'frobnicate'"],
+  ])('exits 2 with a line naming the problem for %j', async (args, expected) => {
+    const result = await runCliProcess(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(expected);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stdout).toBe('');
+  });
+
+  it('answers --help with exit 0', async () => {
+    const result = await runCliProcess(['sandbox', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--processing-delay');
+  });
+});

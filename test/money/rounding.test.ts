@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { percentOf } from '../../src/money/percent.js';
+import { divideRounded } from '../../src/money/rounding.js';
+
+describe('divideRounded', () => {
+  it('rounds ties away from zero with half-up', () => {
+    expect(divideRounded(25n, 10n, 'half-up')).toBe(3n);
+    expect(divideRounded(-25n, 10n, 'half-up')).toBe(-3n);
+    expect(divideRounded(15n, 10n, 'half-up')).toBe(2n);
+    expect(divideRounded(24n, 10n, 'half-up')).toBe(2n);
+    expect(divideRounded(26n, 10n, 'half-up')).toBe(3n);
+  });
+
+  it('rounds ties to the even neighbour with half-even', () => {
+    expect(divideRounded(25n, 10n, 'half-even')).toBe(2n);
+    expect(divideRounded(35n, 10n, 'half-even')).toBe(4n);
+    expect(divideRounded(-25n, 10n, 'half-even')).toBe(-2n);
+    expect(divideRounded(26n, 10n, 'half-even')).toBe(3n);
+  });
+
+  it('truncates with down and steps away from zero with up', () => {
+    expect(divideRounded(29n, 10n, 'down')).toBe(2n);
+    expect(divideRounded(-29n, 10n, 'down')).toBe(-2n);
+    expect(divideRounded(21n, 10n, 'up')).toBe(3n);
+    expect(divideRounded(-21n, 10n, 'up')).toBe(-3n);
+    expect(divideRounded(20n, 10n, 'up')).toBe(2n);
+  });
+
+  it('handles a negative denominator and refuses zero', () => {
+    expect(divideRounded(25n, -10n, 'half-up')).toBe(-3n);
+    expect(() => divideRounded(1n, 0n, 'half-up')).toThrow(RangeError);
+  });
+});
+
+describe('percentOf', () => {
+  it('rounds an exact tie half-up: 2.5% of 0.20 USD is 0.005, charged as 0.01', () => {
+    expect(percentOf(20, '2.5')).toBe(1);
+  });
+
+  it('rounds below a tie down: 2.5% of 10.50 is 0.2625 -> 0.26', () => {
+    expect(percentOf(1050, '2.5')).toBe(26);
+  });
+
+  it('rounds a tie half-up in a 0-decimal currency: 1.5% of 100 JPY is 1.5 -> 2', () => {
+    expect(percentOf(100, '1.5')).toBe(2);
+  });
+
+  it('rounds a tie half-up in a 3-decimal currency: 0.5% of 0.101 KWD is 0.000505 -> 0.001', () => {
+    expect(percentOf(101, '0.5')).toBe(1);
+  });
+
+  it('handles half-even ties when asked', () => {
+    expect(percentOf(20, '2.5', 'half-even')).toBe(0);
+    expect(percentOf(60, '2.5', 'half-even')).toBe(2);
+  });
+
+  it('is zero for a zero percentage or amount', () => {
+    expect(percentOf(123456, '0')).toBe(0);
+    expect(percentOf(0, '3')).toBe(0);
+  });
+
+  it('keeps large amounts exact', () => {
+    // 1.25% of 90,071,992,547,409.91 USD: exact in BigInt, would drift in floating point.
+    expect(percentOf(9007199254740991, '1.25')).toBe(112589990684262);
+  });
+
+  it('refuses a percentage that is not decimal text', () => {
+    expect(() => percentOf(100, '-1')).toThrow(RangeError);
+    expect(() => percentOf(100, '1e2')).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,71 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI (`npm test` builds it first). */
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+/** A finished CLI run. */
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run `cardsync ...args` to completion. */
+export async function runCliProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: 'pipe',
+  });
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/** A CLI process left running, with its output so far. */
+export interface RunningCli {
+  readonly child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first complete stdout line. */
+  firstLine(): Promise<string>;
+  /** Resolves with the exit code. */
+  exited(): Promise<number | null>;
+}
+
+/** Start `cardsync ...args` and keep it running. */
+export function startCliProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: 'pipe',
+  });
+  let out = '';
+  let err = '';
+  const exit = once(child, 'close').then(([code]) => code as number | null);
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const line = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const newline = out.indexOf('\n');
+      if (newline >= 0) resolve(out.slice(0, newline));
+    });
+    void exit.then((code) =>
+      reject(new Error(`cardsync exited with ${code} before printing a line: ${err}`)),
+    );
+  });
+  return { child, stdout: () => out, stderr: () => err, firstLine: () => line, exited: () => exit };
+}
