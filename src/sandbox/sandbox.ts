@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { currencyExponent } from '../money/currency.js';
 import { VERSION } from '../version.js';
 import { CLOCK_OFFSET_KEY, MovableClock } from './clock.js';
 import { DueEvents } from './due-events.js';
+import { FaultLab } from './faults/fault-lab.js';
+import type { FaultRule } from './faults/fault-rule.js';
 import { buildApp } from './http/app.js';
 import { createDualListener } from './http/transport.js';
 import { IdGenerator } from './random/id-generator.js';
@@ -15,7 +18,9 @@ import type { ProcessingMode, SandboxContext } from './sandbox-context.js';
 import { openSandboxDatabase, readMeta, writeMeta } from './store/database.js';
 import { SandboxStore } from './store/sandbox-store.js';
 import { loadTlsMaterial } from './tls/certificates.js';
+import { type GeneratedWorld, generateWorld, type WorldOptions } from './world/generate-world.js';
 import { createInitialWorld, type MerchantAccess } from './world/initial-world.js';
+import { MovingWorld } from './world/moving-world.js';
 
 /** How to start the sandbox. Every field has a default. */
 export interface SandboxOptions {
@@ -39,6 +44,14 @@ export interface SandboxOptions {
   readonly control?: boolean;
   /** Requests per second per API key before 429s (default: unlimited). */
   readonly rateLimitPerSecond?: number;
+  /** Fault lab rules to start with (docs/sandbox.md); none by default. */
+  readonly faults?: readonly FaultRule[];
+  /** Keep the world moving: this many new transactions and status changes per second. */
+  readonly activityPerSecond?: number;
+  /** Generate a seeded history into a fresh state (ignored when the state already has cards). */
+  readonly world?: Omit<WorldOptions, 'outDir'>;
+  /** The wall clock the service clock runs on (default `Date.now`); tests pin it to reproduce a world. */
+  readonly wallClock?: () => number;
   readonly logger: Logger;
 }
 
@@ -47,11 +60,17 @@ export interface RunningSandbox {
   readonly baseUrl: string;
   readonly caFile: string;
   readonly caPem: string;
-  readonly merchants: readonly MerchantAccess[];
+  /** The merchants, each with its order journal file when a world was generated. */
+  readonly merchants: readonly (MerchantAccess & { journalFile?: string })[];
+  /** The generated world's ground-truth manifest, when anomalies were planted. */
+  readonly groundTruthFile: string | null;
+  readonly world: GeneratedWorld | null;
   readonly stateDir: string | null;
   /** The control surface's token when enabled. */
   readonly controlToken: string | null;
   readonly seed: string;
+  /** The fault lab, also driven through `/_control/faults`. */
+  readonly faults: FaultLab;
   /** The domain state, for in-process tests and the world generator. */
   readonly context: SandboxContext;
   /** The OpenAPI 3.1 document served at `/openapi.json`. */
@@ -70,6 +89,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const logger = options.logger;
   for (const currency of options.currencies ?? []) currencyExponent(currency);
   if (options.stateDir) await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
+  // Files of a run without a state directory (CA, journals, manifest) live in a temporary one.
+  const workDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'cardsync-sandbox-')));
+  const removeWorkDir = async () => {
+    if (!options.stateDir) await rm(workDir, { recursive: true, force: true });
+  };
   const db = openSandboxDatabase(
     options.stateDir ? join(options.stateDir, 'sandbox.sqlite') : undefined,
   );
@@ -83,7 +107,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       );
     }
     writeMeta(db, 'seed', seed);
-    const clock = new MovableClock(Number(readMeta(db, CLOCK_OFFSET_KEY) ?? '0'));
+    const faults = new FaultLab(seed, options.faults ?? []);
+    const clock = new MovableClock(
+      Number(readMeta(db, CLOCK_OFFSET_KEY) ?? '0'),
+      options.wallClock,
+    );
     const store = new SandboxStore(db);
     const processing: ProcessingMode =
       options.processingDelayMs === 'manual'
@@ -111,8 +139,18 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
             currencies: options.currencies ?? ['USD'],
           });
 
-    const tls = await loadTlsMaterial(options.stateDir);
+    const fresh = store.db.prepare('SELECT count(*) AS n FROM cards').get() as { n: number };
+    const world =
+      options.world && fresh.n === 0
+        ? await generateWorldFiles(ctx, { ...options.world, outDir: workDir })
+        : null;
+    if (options.world && !world) logger.warn('state already holds cards; no world generated');
+
+    const tls = await loadTlsMaterial(join(workDir, 'tls'), Boolean(options.stateDir));
     const events = new DueEvents(ctx);
+    const moving = options.activityPerSecond
+      ? new MovingWorld(ctx, events, options.activityPerSecond)
+      : undefined;
     const controlToken = options.control ? randomBytes(24).toString('hex') : undefined;
     const app = await buildApp({
       ctx,
@@ -122,6 +160,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       tls: { key: tls.keyPem, cert: tls.certPem },
       controlToken,
       rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond } : undefined,
+      faults,
     });
     const sockets = new Set<Socket>();
     const listener = createDualListener(app.server as unknown as HttpsServer, VERSION);
@@ -135,6 +174,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       listener.listen(options.port ?? 0, host, () => resolve());
     });
     events.runDue();
+    moving?.start();
     const { port } = listener.address() as AddressInfo;
     const urlHost =
       host === '127.0.0.1' || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -148,15 +188,22 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       baseUrl: `https://${urlHost}:${port}`,
       caFile: tls.caFile,
       caPem: tls.caPem,
-      merchants,
+      merchants: merchants.map((m) => {
+        const journalFile = world?.journalFiles[m.merchantId];
+        return journalFile ? { ...m, journalFile } : m;
+      }),
+      groundTruthFile: world?.groundTruthFile ?? null,
+      world,
       stateDir: options.stateDir ?? null,
       controlToken: controlToken ?? null,
       seed,
+      faults,
       context: ctx,
       openApiDocument: () => app.swagger() as unknown as Record<string, unknown>,
       close: async () => {
         if (closed) return;
         closed = true;
+        moving?.stop();
         events.close();
         await new Promise<void>((resolve) => {
           listener.close(() => resolve());
@@ -164,11 +211,34 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         });
         await app.close();
         db.close();
-        await tls.cleanup();
+        await removeWorkDir();
       },
     };
   } catch (error) {
     if (db.open) db.close();
+    await removeWorkDir();
     throw error;
   }
+}
+
+/** Generate a world and write its ground-truth manifest next to the journals. */
+async function generateWorldFiles(
+  ctx: SandboxContext,
+  options: WorldOptions,
+): Promise<GeneratedWorld> {
+  const started = Date.now();
+  const world = generateWorld(ctx, options);
+  if (world.groundTruthFile && world.groundTruth) {
+    await writeFile(world.groundTruthFile, `${JSON.stringify(world.groundTruth, null, 2)}\n`);
+  }
+  ctx.logger.info(
+    {
+      cards: world.cards,
+      transactions: world.transactions,
+      orders: world.orders,
+      ms: Date.now() - started,
+    },
+    'world generated',
+  );
+  return world;
 }

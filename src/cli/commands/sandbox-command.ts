@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../log/logger.js';
+import { FaultConfigError } from '../../sandbox/faults/fault-config-error.js';
+import { loadFaultProfile } from '../../sandbox/faults/fault-profile.js';
+import type { FaultRule } from '../../sandbox/faults/fault-rule.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { VERSION } from '../../version.js';
 import type { CliIo } from '../cli-io.js';
+import { UsageError } from '../exit-codes.js';
 import {
   currencyListOption,
   delayOption,
@@ -22,8 +26,17 @@ interface SandboxFlags {
   failureRate: number;
   control: boolean;
   rateLimit?: number;
+  faults?: string;
+  cards?: number;
+  transactions?: number;
+  days: number;
+  anomalies?: number | true;
+  activityRate?: number;
   logLevel: string;
 }
+
+/** Planted findings per check code when `--anomalies` is given without a number. */
+const DEFAULT_ANOMALIES = 3;
 
 /** `cardsync sandbox`: start the embedded service and print one JSON line describing it. */
 export function registerSandboxCommand(program: Command, io: CliIo): void {
@@ -74,8 +87,43 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
       'requests per second per key before 429',
       integerOption('--rate-limit', 1, 1_000_000),
     )
+    .option('--faults <file>', 'fault lab profile: a JSON file {"rules": [...]} (docs/sandbox.md)')
+    .option(
+      '--cards <n>',
+      'generate a seeded history with this many cards',
+      integerOption('--cards', 1, 10_000_000),
+    )
+    .option(
+      '--transactions <n>',
+      'transactions in the generated history (default 10 per card)',
+      integerOption('--transactions', 1, 100_000_000),
+    )
+    .option('--days <n>', 'days of generated history', integerOption('--days', 1, 3_650), 90)
+    .option(
+      '--anomalies [n]',
+      `plant n findings of every check code (default ${DEFAULT_ANOMALIES}) and write a ground-truth manifest`,
+      integerOption('--anomalies', 0, 1_000),
+    )
+    .option(
+      '--activity-rate <per-second>',
+      'keep the world moving: new transactions and status changes per second',
+      integerOption('--activity-rate', 1, 100_000),
+    )
     .option('--log-level <level>', 'log level on stderr', logLevelOption('--log-level'), 'info')
     .action(async (flags: SandboxFlags) => {
+      if (
+        flags.cards === undefined &&
+        (flags.transactions !== undefined || flags.anomalies !== undefined)
+      ) {
+        throw new UsageError('--transactions and --anomalies need --cards');
+      }
+      const cards = flags.cards;
+      if (cards !== undefined && flags.transactions !== undefined && flags.transactions < cards) {
+        throw new UsageError(
+          `--transactions must be at least --cards (${cards}): every card has its issuance FEE record`,
+        );
+      }
+      const faults = flags.faults === undefined ? undefined : await readProfile(flags.faults);
       const logger = createLogger({ level: flags.logLevel });
       const sandbox = await startSandbox({
         logger,
@@ -89,12 +137,26 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
         failureRate: flags.failureRate,
         control: flags.control,
         rateLimitPerSecond: flags.rateLimit,
+        faults,
+        ...(cards === undefined
+          ? {}
+          : {
+              world: {
+                cards,
+                transactions: flags.transactions ?? cards * 10,
+                days: flags.days,
+                anomaliesPerCode:
+                  flags.anomalies === true ? DEFAULT_ANOMALIES : (flags.anomalies ?? 0),
+              },
+            }),
+        ...(flags.activityRate === undefined ? {} : { activityPerSecond: flags.activityRate }),
       });
       io.stdout(
         `${JSON.stringify({
           baseUrl: sandbox.baseUrl,
           caFile: sandbox.caFile,
           merchants: sandbox.merchants,
+          groundTruthFile: sandbox.groundTruthFile,
           stateDir: sandbox.stateDir,
           controlToken: sandbox.controlToken,
           seed: sandbox.seed,
@@ -106,4 +168,16 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
       await sandbox.close();
       logger.flush();
     });
+}
+
+/** The rules of a fault profile; a bad file is a usage error naming the field. */
+async function readProfile(file: string): Promise<FaultRule[]> {
+  try {
+    return await loadFaultProfile(file);
+  } catch (error) {
+    if (error instanceof FaultConfigError) {
+      throw new UsageError(`--faults ${file}: ${error.problems.join('; ')}`);
+    }
+    throw error;
+  }
 }

@@ -38,7 +38,7 @@ function settleEffect(
       applied = target;
     }
   }
-  ctx.store.transactions.update(txn.transactionId, status, posted, applied);
+  ctx.store.transactions.update(txn, status, posted, applied);
 }
 
 /** Record a transaction; it posts at once unless its `visibleAt` is still ahead of the clock. */

@@ -1,11 +1,15 @@
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
-import { type FastifyInstance, type FastifyReply, fastify } from 'fastify';
+import { Ajv } from 'ajv';
+import { type FastifyInstance, type FastifyReply, type FastifyRequest, fastify } from 'fastify';
 import type { Logger } from 'pino';
 import { VERSION } from '../../version.js';
 import type { MovableClock } from '../clock.js';
 import { registerControlRoutes } from '../control/control-routes.js';
+import { registerFaultControlRoutes } from '../control/fault-control-routes.js';
 import type { DueEvents } from '../due-events.js';
+import type { FaultLab } from '../faults/fault-lab.js';
+import { faultPageSize, installFaults } from '../faults/install-faults.js';
 import type { SandboxContext } from '../sandbox-context.js';
 import { errorBody } from './api-error.js';
 import { installAuthentication } from './authentication.js';
@@ -31,7 +35,17 @@ export interface AppOptions {
   /** The control surface's token; the surface is off when undefined. */
   readonly controlToken: string | undefined;
   readonly rateLimit: RateLimitOptions | undefined;
+  /** The fault lab; with no rule in it the service behaves exactly as without it. */
+  readonly faults: FaultLab;
 }
+
+/** Validation reports every field error and never strips unknown properties (they are refused). */
+const AJV_OPTIONS = {
+  removeAdditional: false,
+  allErrors: true,
+  useDefaults: true,
+  strict: false,
+} as const;
 
 /** Largest request body accepted (bigger is a 413). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -48,18 +62,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
-    ajv: {
-      customOptions: {
-        removeAdditional: false,
-        allErrors: true,
-        coerceTypes: 'array',
-        useDefaults: true,
-      },
-    },
     frameworkErrors: (error, _request, reply) => {
       (reply as FastifyReply).code(400).send(errorBody('VALIDATION_FAILED', [error.message]));
     },
   }) as unknown as FastifyInstance;
+  // Query strings arrive as text and are coerced to their schema's types (`limit=20`); bodies
+  // are JSON and are not: `"amount": 10.1` must be refused, never turned into "10.1".
+  const queryAjv = new Ajv({ ...AJV_OPTIONS, coerceTypes: 'array' });
+  const bodyAjv = new Ajv({ ...AJV_OPTIONS, coerceTypes: false });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema),
+  );
+  // Bodies are JSON only (the interface): Fastify's built-in text/plain parser would hand a
+  // string to validation and answer 400 where the media type itself is the fault (415).
+  app.removeContentTypeParser('text/plain');
 
   await app.register(swagger, {
     openapi: {
@@ -82,10 +98,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async () => {
     events.runDue();
   });
+  // An accepted order has a new due time: keep the timer on it so it is processed unasked.
+  app.addHook('onResponse', async (request) => {
+    if (request.method === 'POST') events.arm();
+  });
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-sandbox-version', VERSION);
     return payload;
   });
+  // After authentication (faults are per merchant) and the version header (a truncated answer
+  // carries it too).
+  installFaults(app, { lab: options.faults, ctx, events, logger: options.logger });
   if (options.rateLimit) {
     await app.register(rateLimit, {
       max: options.rateLimit.perSecond,
@@ -102,12 +125,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
     app.swagger(),
   );
-  const maxPageSize = () => MAX_PAGE_SIZE;
+  const maxPageSize = (request: FastifyRequest) => faultPageSize(request, MAX_PAGE_SIZE);
   registerCardRoutes(app, ctx, maxPageSize);
   registerOrderRoutes(app, ctx);
   registerTransactionRoutes(app, ctx, maxPageSize);
   registerMerchantRoutes(app, ctx);
-  if (options.controlToken) registerControlRoutes(app, ctx, options.clock, events);
+  if (options.controlToken) {
+    registerControlRoutes(app, ctx, options.clock, events);
+    registerFaultControlRoutes(app, options.faults);
+  }
   await app.ready();
   return app;
 }

@@ -2,6 +2,7 @@ import type { Card, Offering, Pagination, Transaction } from '../../contract/ind
 import { currencyExponent } from '../../money/currency.js';
 import { formatMinor, type Minor } from '../../money/decimal.js';
 import type { CardRecord, OfferingRecord, TransactionRecord } from '../store/records.js';
+import { ApiError } from './api-error.js';
 
 /** Minor units as the wire's decimal text, with exactly the currency's exponent digits. */
 export function money(minor: Minor, currency: string): string {
@@ -35,7 +36,7 @@ export function presentTransaction(txn: TransactionRecord): Transaction {
     tradeNo: txn.tradeNo,
     type: txn.type,
     status: txn.status,
-    amount: money(txn.amountMinor, txn.currency),
+    amount: txn.amountText ?? money(txn.amountMinor, txn.currency),
     currency: txn.currency,
     merchantName: txn.merchantName,
     fee: money(txn.feeMinor, txn.currency),
@@ -64,13 +65,20 @@ export const MAX_PAGE_SIZE = 100;
 /** The page size when none is asked for. */
 export const DEFAULT_PAGE_SIZE = 20;
 
-/** The effective page and limit of a list request. */
+/**
+ * The effective page and limit of a list request.
+ * @throws ApiError VALIDATION_FAILED for a page too large to count exactly (SQLite refuses the
+ * offset, and the page echoed back would not be the one asked for).
+ */
 export function pageWindow(
   page: number | undefined,
   limit: number | undefined,
   maxPageSize = MAX_PAGE_SIZE,
 ) {
   const effectivePage = page ?? 1;
+  if (!Number.isSafeInteger(effectivePage)) {
+    throw new ApiError('VALIDATION_FAILED', [`page must be at most ${Number.MAX_SAFE_INTEGER}`]);
+  }
   const effectiveLimit = Math.min(limit ?? DEFAULT_PAGE_SIZE, maxPageSize);
   return {
     page: effectivePage,

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { SANDBOX_SCHEMA, SANDBOX_SCHEMA_VERSION } from './schema.js';
+import { SANDBOX_INDEXES, SANDBOX_SCHEMA, SANDBOX_SCHEMA_VERSION } from './schema.js';
 
 /** The sandbox's SQLite handle. */
 export type SandboxDatabase = Database.Database;
@@ -21,6 +21,7 @@ export function openSandboxDatabase(file: string | undefined): SandboxDatabase {
   }
   db.pragma('foreign_keys = ON');
   db.exec(SANDBOX_SCHEMA);
+  createIndexes(db);
   const row = db.prepare('SELECT value FROM meta WHERE key = ?').get('schema_version') as
     | { value: string }
     | undefined;
@@ -51,4 +52,17 @@ export function writeMeta(db: SandboxDatabase, key: string, value: string): void
   db.prepare(
     'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
   ).run(key, value);
+}
+
+/** Build every secondary index (a no-op for those that exist). */
+export function createIndexes(db: SandboxDatabase): void {
+  for (const statement of SANDBOX_INDEXES) db.exec(statement);
+}
+
+/** Drop every secondary index, before a bulk load. */
+export function dropIndexes(db: SandboxDatabase): void {
+  for (const statement of SANDBOX_INDEXES) {
+    const name = /INDEX IF NOT EXISTS (\w+)/.exec(statement)?.[1];
+    if (name) db.exec(`DROP INDEX IF EXISTS ${name}`);
+  }
 }

@@ -64,10 +64,15 @@ export interface TransactionRecord {
   readonly visibleAt: number;
   readonly posted: boolean;
   readonly appliedEffectMinor: Minor;
+  /** A planted malformed amount served instead of `amountMinor` (null normally). */
+  readonly amountText?: string | null;
 }
 
-/** Where an accepted order stands. */
-export type OrderState = 'ACCEPTED' | 'COMPLETED' | 'FAILED';
+/**
+ * Where an accepted order stands. `LOST` is only planted: accepted, never processed, its
+ * outcome never shown (ORDER_NOT_REFLECTED).
+ */
+export type OrderState = 'ACCEPTED' | 'COMPLETED' | 'FAILED' | 'LOST';
 
 /** An accepted order. */
 export interface OrderRecord {

@@ -25,6 +25,13 @@ export class SandboxStore {
 
   /** Run `work` in one SQLite transaction (nested calls join the outer one). */
   atomically<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    const writes = this.transactions.indexWrites;
+    try {
+      return this.db.transaction(work)();
+    } catch (error) {
+      // A rolled-back write that reached the in-memory index first leaves it ahead of SQLite.
+      if (this.transactions.indexWrites !== writes) this.transactions.invalidateIndex();
+      throw error;
+    }
   }
 }

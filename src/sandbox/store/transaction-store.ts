@@ -2,13 +2,14 @@ import type { TransactionStatus, TransactionType } from '../../contract/index.js
 import type { Minor } from '../../money/decimal.js';
 import type { SandboxDatabase } from './database.js';
 import type { PageResult, PageWindow } from './page.js';
+import { RecencyIndex } from './recency-index.js';
 import type { TransactionRecord } from './records.js';
 import { StatementCache } from './statement-cache.js';
 
 const TRANSACTION_COLUMNS = `transaction_id AS transactionId, merchant_id AS merchantId, card_id AS cardId,
   trade_no AS tradeNo, type, status, amount_minor AS amountMinor, fee_minor AS feeMinor, currency,
   merchant_name AS merchantName, created_at AS createdAt, visible_at AS visibleAt, posted,
-  applied_effect_minor AS appliedEffectMinor`;
+  applied_effect_minor AS appliedEffectMinor, amount_text AS amountText`;
 
 type TransactionRow = Omit<TransactionRecord, 'posted'> & { posted: 0 | 1 };
 
@@ -25,12 +26,82 @@ export interface TransactionFilter {
   readonly endTime?: number | undefined;
 }
 
-/** Card transactions. Only posted (visible) ones are listed. */
+/** The index partitions a posted transaction belongs to (one per filter combination). */
+function partitions(merchantId: string, type: string, status: string): string[] {
+  return [
+    merchantId,
+    `${merchantId}|t:${type}`,
+    `${merchantId}|s:${status}`,
+    `${merchantId}|t:${type}|s:${status}`,
+  ];
+}
+
+function partitionFor(merchantId: string, filter: TransactionFilter): string {
+  let key = merchantId;
+  if (filter.type) key += `|t:${filter.type}`;
+  if (filter.status) key += `|s:${filter.status}`;
+  return key;
+}
+
+/**
+ * Card transactions. Only posted (visible) ones are listed. Merchant-wide pages come from an
+ * in-memory {@link RecencyIndex} (built on first use, kept up to date by every write through
+ * this store); pages of one card, which are short, from SQLite.
+ */
 export class TransactionStore {
   readonly #sql: StatementCache;
+  #index: RecencyIndex | undefined;
+  #indexWrites = 0;
 
   constructor(db: SandboxDatabase) {
     this.#sql = new StatementCache(db);
+  }
+
+  /** Forget the index (after writes that bypassed this store, or a rolled-back transaction). */
+  invalidateIndex(): void {
+    this.#index = undefined;
+  }
+
+  /** How many times the index has been written to: a rollback after a change must forget it. */
+  get indexWrites(): number {
+    return this.#indexWrites;
+  }
+
+  #indexed(): RecencyIndex {
+    if (!this.#index) {
+      const rows = this.#sql
+        .get(
+          'SELECT rowid AS row, merchant_id AS merchantId, type, status, created_at AS createdAt, transaction_id AS id FROM transactions WHERE posted = 1',
+        )
+        .iterate() as IterableIterator<{
+        row: number;
+        merchantId: string;
+        type: string;
+        status: string;
+        createdAt: number;
+        id: string;
+      }>;
+      this.#index = RecencyIndex.build(
+        (function* () {
+          for (const r of rows)
+            yield {
+              row: r.row,
+              createdAt: r.createdAt,
+              id: r.id,
+              keys: partitions(r.merchantId, r.type, r.status),
+            };
+        })(),
+      );
+    }
+    return this.#index;
+  }
+
+  #rowOf(transactionId: string): number {
+    return (
+      this.#sql
+        .get('SELECT rowid AS row FROM transactions WHERE transaction_id = ?')
+        .get(transactionId) as { row: number }
+    ).row;
   }
 
   /** One transaction, posted or not. */
@@ -43,11 +114,11 @@ export class TransactionStore {
 
   /** Add a transaction. */
   insert(txn: TransactionRecord): void {
-    this.#sql
+    const result = this.#sql
       .get(
         `INSERT INTO transactions (transaction_id, merchant_id, card_id, trade_no, type, status, amount_minor, fee_minor,
-          currency, merchant_name, created_at, visible_at, posted, applied_effect_minor)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          currency, merchant_name, created_at, visible_at, posted, applied_effect_minor, amount_text)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         txn.transactionId,
@@ -64,12 +135,22 @@ export class TransactionStore {
         txn.visibleAt,
         txn.posted ? 1 : 0,
         txn.appliedEffectMinor,
+        txn.amountText ?? null,
       );
+    if (this.#index && txn.posted) {
+      this.#indexWrites++;
+      this.#index.add({
+        row: Number(result.lastInsertRowid),
+        createdAt: txn.createdAt,
+        id: txn.transactionId,
+        keys: partitions(txn.merchantId, txn.type, txn.status),
+      });
+    }
   }
 
   /** Record a transaction's status, visibility and the balance effect now applied. */
   update(
-    transactionId: string,
+    previous: TransactionRecord,
     status: TransactionStatus,
     posted: boolean,
     appliedEffect: Minor,
@@ -78,7 +159,21 @@ export class TransactionStore {
       .get(
         'UPDATE transactions SET status = ?, posted = ?, applied_effect_minor = ? WHERE transaction_id = ?',
       )
-      .run(status, posted ? 1 : 0, appliedEffect, transactionId);
+      .run(status, posted ? 1 : 0, appliedEffect, previous.transactionId);
+    if (this.#index && (previous.status !== status || previous.posted !== posted)) {
+      this.#indexWrites++;
+      const row = this.#rowOf(previous.transactionId);
+      if (previous.posted)
+        this.#index.remove(row, partitions(previous.merchantId, previous.type, previous.status));
+      if (posted) {
+        this.#index.add({
+          row,
+          createdAt: previous.createdAt,
+          id: previous.transactionId,
+          keys: partitions(previous.merchantId, previous.type, status),
+        });
+      }
+    }
   }
 
   /** The earliest `visible_at` of a transaction not yet posted. */
@@ -106,10 +201,27 @@ export class TransactionStore {
     filter: TransactionFilter,
     window: PageWindow,
   ): PageResult<TransactionRecord> {
-    const clauses = filter.cardId
-      ? ['card_id = ?', 'merchant_id = ?', 'posted = 1']
-      : ['merchant_id = ?', 'posted = 1'];
-    const params: (string | number)[] = filter.cardId ? [filter.cardId, merchantId] : [merchantId];
+    if (filter.cardId) return this.#cardPage(merchantId, filter, window);
+    const found = this.#indexed().page(partitionFor(merchantId, filter), {
+      offset: window.offset,
+      limit: window.limit,
+      ...(filter.startTime === undefined ? {} : { startTime: filter.startTime }),
+      ...(filter.endTime === undefined ? {} : { endTime: filter.endTime }),
+    });
+    const byRow = this.#sql.get(`SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE rowid = ?`);
+    return {
+      rows: found.rows.map((row) => fromRow(byRow.get(row) as TransactionRow)),
+      total: found.total,
+    };
+  }
+
+  #cardPage(
+    merchantId: string,
+    filter: TransactionFilter,
+    window: PageWindow,
+  ): PageResult<TransactionRecord> {
+    const clauses = ['card_id = ?', 'merchant_id = ?', 'posted = 1'];
+    const params: (string | number)[] = [filter.cardId as string, merchantId];
     if (filter.type) {
       clauses.push('type = ?');
       params.push(filter.type);

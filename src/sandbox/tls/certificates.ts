@@ -1,6 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 
@@ -11,8 +10,6 @@ export interface TlsMaterial {
   readonly keyPem: string;
   /** The CA certificate as a file clients can trust. */
   readonly caFile: string;
-  /** Remove what was created only for this run (nothing when kept in a state directory). */
-  cleanup(): Promise<void>;
 }
 
 const DAY_MS = 86_400_000;
@@ -74,27 +71,21 @@ async function readIfUsable(dir: string, now: Date) {
 }
 
 /**
- * The TLS identity for a run: kept in `<stateDir>/tls` and reused while valid when a state
- * directory is given, otherwise created in a temporary directory removed by `cleanup`.
+ * The TLS identity for a run, written to `dir`: reused from there while valid when `reuse` is
+ * set (a state directory), created afresh otherwise.
  */
 export async function loadTlsMaterial(
-  stateDir: string | undefined,
+  dir: string,
+  reuse: boolean,
   now = new Date(),
 ): Promise<TlsMaterial> {
-  const dir = stateDir ? join(stateDir, 'tls') : await mkdtemp(join(tmpdir(), 'cardsync-sandbox-'));
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const kept = stateDir ? await readIfUsable(dir, now) : undefined;
+  const kept = reuse ? await readIfUsable(dir, now) : undefined;
   const material = kept ?? (await createMaterial(now));
   if (!kept) {
     await writeFile(join(dir, 'ca.pem'), material.caPem, { mode: 0o644 });
     await writeFile(join(dir, 'server.pem'), material.certPem, { mode: 0o644 });
     await writeFile(join(dir, 'server-key.pem'), material.keyPem, { mode: 0o600 });
   }
-  return {
-    ...material,
-    caFile: join(dir, 'ca.pem'),
-    cleanup: async () => {
-      if (!stateDir) await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return { ...material, caFile: join(dir, 'ca.pem') };
 }

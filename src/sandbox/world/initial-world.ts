@@ -1,8 +1,8 @@
-import { currencyExponent } from '../../money/currency.js';
 import { createKey } from '../merchant-keys.js';
 import { SeededRandom } from '../random/seeded-random.js';
 import type { SandboxContext } from '../sandbox-context.js';
 import type { MerchantRecord, OfferingRecord } from '../store/records.js';
+import { scaledMinor } from './currency-scale.js';
 
 /** What a fresh sandbox starts with. */
 export interface InitialWorldOptions {
@@ -82,17 +82,6 @@ const MERCHANT_NAMES = [
   'Umbrella Logistics',
   'Hooli Ads',
 ];
-
-/**
- * Scale a USD-like amount given in cents to minor units of `currency`: as written for a 2-digit
- * currency, cents read as whole units for a 0-digit one (1 USD is about 100 JPY), ×10 for a
- * 3-digit one.
- */
-function scaledMinor(cents: number, currency: string): number {
-  const exponent = currencyExponent(currency);
-  if (exponent === 0) return cents;
-  return cents * 10 ** (exponent - 2);
-}
 
 /** Create merchants with keys, offerings and non-zero opening balances, deterministic from the seed. */
 export function createInitialWorld(

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CardIdQuery, ListCardsQuery } from '../../../contract/index.js';
 import { ROUTES } from '../../../contract/index.js';
 import type { SandboxContext } from '../../sandbox-context.js';
@@ -11,7 +11,7 @@ import { pageWindow, presentCard, presentPagination } from '../presenters.js';
 export function registerCardRoutes(
   app: FastifyInstance,
   ctx: SandboxContext,
-  maxPageSize: () => number,
+  maxPageSize: (request: FastifyRequest) => number,
 ): void {
   const ownedCard = (merchantId: string, cardId: string) => {
     const card = ctx.store.cards.getOwned(merchantId, cardId);
@@ -27,7 +27,7 @@ export function registerCardRoutes(
     async (request) => {
       const query = request.query as ListCardsQuery;
       const merchant = merchantOf(request, ctx.store);
-      const window = pageWindow(query.page, query.limit, maxPageSize());
+      const window = pageWindow(query.page, query.limit, maxPageSize(request));
       const { rows, total } = ctx.store.cards.page(merchant.merchantId, query.status, window);
       return {
         data: rows.map(presentCard),

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ListTransactionsQuery } from '../../../contract/index.js';
 import { ROUTES } from '../../../contract/index.js';
 import type { SandboxContext } from '../../sandbox-context.js';
@@ -12,7 +12,7 @@ import { requestInstant } from '../request-values.js';
 export function registerTransactionRoutes(
   app: FastifyInstance,
   ctx: SandboxContext,
-  maxPageSize: () => number,
+  maxPageSize: (request: FastifyRequest) => number,
 ): void {
   app.get(
     ROUTES.listTransactions.path,
@@ -32,7 +32,7 @@ export function registerTransactionRoutes(
       if (startTime !== undefined && endTime !== undefined && startTime > endTime) {
         throw new ApiError('VALIDATION_FAILED', ['startTime must not be after endTime']);
       }
-      const window = pageWindow(query.page, query.limit, maxPageSize());
+      const window = pageWindow(query.page, query.limit, maxPageSize(request));
       const { rows, total } = ctx.store.transactions.page(
         merchant.merchantId,
         { cardId: query.cardId, type: query.type, status: query.status, startTime, endTime },
