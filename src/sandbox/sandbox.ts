@@ -73,6 +73,8 @@ export interface RunningSandbox {
   readonly faults: FaultLab;
   /** The domain state, for in-process tests and the world generator. */
   readonly context: SandboxContext;
+  /** The moving world, when `activityPerSecond` was set. */
+  readonly movingWorld: MovingWorld | null;
   /** The OpenAPI 3.1 document served at `/openapi.json`. */
   openApiDocument(): Record<string, unknown>;
   close(): Promise<void>;
@@ -199,6 +201,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       seed,
       faults,
       context: ctx,
+      movingWorld: moving ?? null,
       openApiDocument: () => app.swagger() as unknown as Record<string, unknown>,
       close: async () => {
         if (closed) return;

@@ -1,6 +1,7 @@
 import type { TransactionStatus, TransactionType } from '../../contract/index.js';
 import type { Minor } from '../../money/decimal.js';
 import { ApiError } from '../http/api-error.js';
+import { transactionEffect } from '../ledger/transaction-effect.js';
 import type { SandboxContext } from '../sandbox-context.js';
 import type { CardRecord } from '../store/records.js';
 
@@ -12,6 +13,21 @@ export const DEFAULT_STATUS: Readonly<Record<TransactionType, TransactionStatus>
   VERIFICATION: 'COMPLETED',
   FEE: 'COMPLETED',
 };
+
+/**
+ * What the card can still spend: its balance less what late postings already authorised will
+ * take when they post (a network authorises against holds, not only the posted balance).
+ */
+export function availableBalance(ctx: SandboxContext, card: CardRecord): Minor {
+  let available = card.balanceMinor;
+  for (const txn of ctx.store.transactions.unpostedOf(card.cardId)) {
+    available += Math.min(
+      0,
+      transactionEffect(txn.type, txn.status, txn.amountMinor, txn.feeMinor),
+    );
+  }
+  return available;
+}
 
 /** What the network makes of a new transaction. */
 export interface NetworkDecision {
@@ -40,8 +56,9 @@ export function networkDecision(
   if (type === 'PURCHASE' || type === 'VERIFICATION') {
     if (status === 'DECLINED') return { status };
     if (card.status !== 'ACTIVE') return { status: 'DECLINED' };
-    if (type === 'PURCHASE' && card.balanceMinor < input.amountMinor + input.feeMinor)
+    if (type === 'PURCHASE' && availableBalance(ctx, card) < input.amountMinor + input.feeMinor) {
       return { status: 'DECLINED' };
+    }
     return { status };
   }
   if (type === 'REFUND' || type === 'REVERSAL') {

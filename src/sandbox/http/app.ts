@@ -104,6 +104,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-sandbox-version', VERSION);
+    // How long the service itself took, for clients and benchmarks to tell it from the network.
+    reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(3)}`);
     return payload;
   });
   // After authentication (faults are per merchant) and the version header (a truncated answer

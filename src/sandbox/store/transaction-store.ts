@@ -176,6 +176,14 @@ export class TransactionStore {
     }
   }
 
+  /** A card's transactions that are not posted yet (late postings still to come). */
+  unpostedOf(cardId: string): TransactionRecord[] {
+    const rows = this.#sql
+      .get(`SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE card_id = ? AND posted = 0`)
+      .all(cardId) as TransactionRow[];
+    return rows.map(fromRow);
+  }
+
   /** The earliest `visible_at` of a transaction not yet posted. */
   nextUnpostedAt(): number | undefined {
     const row = this.#sql

@@ -1,5 +1,5 @@
 import { changeTransactionStatus, recordTransaction } from '../activity/card-activity.js';
-import { networkDecision } from '../control/card-network.js';
+import { availableBalance, networkDecision } from '../control/card-network.js';
 import type { DueEvents } from '../due-events.js';
 import { SeededRandom } from '../random/seeded-random.js';
 import type { SandboxContext } from '../sandbox-context.js';
@@ -97,10 +97,11 @@ export class MovingWorld {
 
   #purchase(): boolean {
     const card = this.#activeCard();
-    if (!card || card.balanceMinor < scaledMinor(200, card.currency)) return false;
+    const available = card ? availableBalance(this.#ctx, card) : 0;
+    if (!card || available < scaledMinor(200, card.currency)) return false;
     const amount = this.#random.int(
       scaledMinor(100, card.currency),
-      Math.min(card.balanceMinor, scaledMinor(20_000, card.currency)),
+      Math.min(available, scaledMinor(20_000, card.currency)),
     );
     const now = this.#ctx.clock.now();
     const late = this.#random.chance(0.1);
@@ -158,11 +159,19 @@ export class MovingWorld {
       .get(card.cardId, purchase.tradeNo) as { total: number };
     const left = purchase.amountMinor - returned.total;
     if (left <= 0) return false;
+    const amount = this.#random.int(1, left);
+    // A second refund of the same amount on the same trade would be a DUPLICATE_TRANSACTION.
+    const twin = this.#ctx.store.db
+      .prepare(
+        "SELECT 1 FROM transactions WHERE card_id = ? AND trade_no = ? AND type = 'REFUND' AND amount_minor = ?",
+      )
+      .get(card.cardId, purchase.tradeNo, amount);
+    if (twin) return false;
     recordTransaction(this.#ctx, {
       cardId: card.cardId,
       type: 'REFUND',
       status: 'PENDING',
-      amountMinor: this.#random.int(1, left),
+      amountMinor: amount,
       feeMinor: 0,
       currency: card.currency,
       merchantName: purchase.merchantName,

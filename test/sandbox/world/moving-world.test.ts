@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../../support/test-sandbox.js';
+
+interface Txn {
+  transactionId: string;
+  status: string;
+  type: string;
+  createdAt: string;
+}
+
+async function allTransactions(t: TestSandbox): Promise<Map<string, Txn>> {
+  const api = t.merchants[0]!;
+  const seen = new Map<string, Txn>();
+  for (let page = 1; ; page++) {
+    const response = await api.get('/transactions', { query: { limit: 100, page } });
+    for (const txn of response.body.data as Txn[]) seen.set(txn.transactionId, txn);
+    if (page >= response.body.pagination.totalPages) return seen;
+  }
+}
+
+describe('a moving world', () => {
+  let t: TestSandbox;
+  beforeAll(async () => {
+    // A high rate for the timer, but the test drives steps itself so it never waits on time.
+    t = await startTestSandbox({
+      merchants: 1,
+      seed: 'moving',
+      world: { cards: 60, transactions: 600, days: 10, anomaliesPerCode: 0 },
+      activityPerSecond: 1,
+    });
+    t.sandbox.movingWorld?.stop();
+  });
+  afterAll(async () => t.close());
+
+  it('adds transactions, moves statuses on, and posts some late, while reads see a consistent ledger', async () => {
+    const world = t.sandbox.movingWorld;
+    expect(world).not.toBeNull();
+    const before = await allTransactions(t);
+    const changed = world!.step(400);
+    expect(changed).toBeGreaterThan(300);
+    const after = await allTransactions(t);
+    const added = [...after.keys()].filter((id) => !before.has(id));
+    const progressed = [...before.values()].filter(
+      (txn) => after.get(txn.transactionId)?.status !== txn.status,
+    );
+    expect(added.length).toBeGreaterThan(100);
+    expect(progressed.length).toBeGreaterThan(50);
+    // Late postings: invisible now, visible once the clock passes them.
+    await t.control.post('/_control/clock', { advanceMs: 5 * 60_000 });
+    const later = await allTransactions(t);
+    const posted = [...later.keys()].filter((id) => !after.has(id));
+    expect(posted.length).toBeGreaterThan(0);
+    for (const id of posted) {
+      const createdAt = Date.parse(later.get(id)!.createdAt);
+      expect(createdAt).toBeLessThanOrEqual(Date.now() + 5 * 60_000);
+    }
+    // No card was driven below zero by the world's own activity.
+    const cards = await t.merchants[0]!.get('/cards', { query: { limit: 100 } });
+    for (const card of cards.body.data as { balance: string }[])
+      expect(card.balance.startsWith('-')).toBe(false);
+  });
+
+  it('produces activity on its own timer when started', async () => {
+    const world = t.sandbox.movingWorld!;
+    const api = t.merchants[0]!;
+    const before = (await api.get('/transactions', { query: { limit: 1 } })).body.pagination
+      .total as number;
+    world.start();
+    try {
+      let total = before;
+      for (let i = 0; i < 100 && total === before; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        total = (await api.get('/transactions', { query: { limit: 1 } })).body.pagination.total;
+      }
+      expect(total).toBeGreaterThan(before);
+    } finally {
+      world.stop();
+    }
+  });
+});
