@@ -79,6 +79,60 @@ describe('cardsync sandbox', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('generates a world on request and names each journal and the ground-truth manifest', async () => {
+    const cli = startCliProcess([
+      'sandbox',
+      '--seed',
+      'cli-world',
+      '--cards',
+      '40',
+      '--transactions',
+      '400',
+      '--days',
+      '20',
+      '--anomalies',
+      '1',
+      '--log-level',
+      'warn',
+    ]);
+    try {
+      const info = JSON.parse(await cli.firstLine()) as {
+        merchants: { merchantId: string; journalFile: string }[];
+        groundTruthFile: string;
+      };
+      for (const merchant of info.merchants) {
+        const journal = await readFile(merchant.journalFile, 'utf8');
+        expect(journal.split('\n')[0]).toBe(
+          'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo',
+        );
+        expect(journal).toContain(',ISSUE,');
+        expect(journal).toContain(',TOPUP,');
+      }
+      const truth = JSON.parse(await readFile(info.groundTruthFile, 'utf8')) as {
+        seed: string;
+        findings: { check: string }[];
+      };
+      expect(truth.seed).toBe('cli-world');
+      expect(new Set(truth.findings.map((f) => f.check)).size).toBe(15);
+    } finally {
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited()).toBe(0);
+    }
+  });
+
+  it.each([
+    [['sandbox', '--transactions', '100'], '--transactions and --anomalies need --cards'],
+    [
+      ['sandbox', '--cards', '50', '--transactions', '10'],
+      '--transactions must be at least --cards (50)',
+    ],
+    [['sandbox', '--cards', '0'], '--cards must be a whole number from 1'],
+  ])('refuses an inconsistent world request %j with exit 2', async (args, expected) => {
+    const result = await runCliProcess(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(expected);
+  });
+
   it('answers --help with exit 0', async () => {
     const result = await runCliProcess(['sandbox', '--help']);
     expect(result.code).toBe(0);
