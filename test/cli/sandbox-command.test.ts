@@ -133,6 +133,48 @@ describe('cardsync sandbox', () => {
     expect(result.stderr).toContain(expected);
   });
 
+  it('serves an inline --fault rule and refuses a malformed one with exit 2', async () => {
+    const cli = startCliProcess([
+      'sandbox',
+      '--fault',
+      '{"kind":"server-error","status":503,"times":1}',
+      '--log-level',
+      'warn',
+    ]);
+    try {
+      const info = JSON.parse(await cli.firstLine()) as {
+        baseUrl: string;
+        caFile: string;
+        merchants: { apiKey: string }[];
+      };
+      const agent = new Agent({ connect: { ca: await readFile(info.caFile, 'utf8') } });
+      try {
+        const call = () =>
+          request(`${info.baseUrl}/merchants/balance`, {
+            headers: { 'x-api-key': info.merchants[0]?.apiKey ?? '' },
+            dispatcher: agent,
+          });
+        const first = await call();
+        expect(first.statusCode).toBe(503);
+        expect(((await first.body.json()) as { code: string }).code).toBe('SERVICE_UNAVAILABLE');
+        const second = await call();
+        expect(second.statusCode).toBe(200);
+        await second.body.dump();
+      } finally {
+        await agent.close();
+      }
+    } finally {
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited()).toBe(0);
+    }
+    const bad = await runCliProcess(['sandbox', '--fault', '{"kind":"server-error","status":418}']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--fault #1.status');
+    const notJson = await runCliProcess(['sandbox', '--fault', '{kind']);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('--fault #1 is not JSON');
+  });
+
   it('answers --help with exit 0', async () => {
     const result = await runCliProcess(['sandbox', '--help']);
     expect(result.code).toBe(0);

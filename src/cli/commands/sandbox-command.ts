@@ -3,6 +3,7 @@ import { createLogger } from '../../log/logger.js';
 import { FaultConfigError } from '../../sandbox/faults/fault-config-error.js';
 import { loadFaultProfile } from '../../sandbox/faults/fault-profile.js';
 import type { FaultRule } from '../../sandbox/faults/fault-rule.js';
+import { parseFaultRule } from '../../sandbox/faults/parse-fault-rules.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { VERSION } from '../../version.js';
 import type { CliIo } from '../cli-io.js';
@@ -27,6 +28,7 @@ interface SandboxFlags {
   control: boolean;
   rateLimit?: number;
   faults?: string;
+  fault: string[];
   cards?: number;
   transactions?: number;
   days: number;
@@ -89,6 +91,12 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
     )
     .option('--faults <file>', 'fault lab profile: a JSON file {"rules": [...]} (docs/sandbox.md)')
     .option(
+      '--fault <json>',
+      'one fault rule as inline JSON, e.g. \'{"kind":"rate-limit","retryAfterSeconds":1,"times":3}\' (repeatable; added to --faults)',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .option(
       '--cards <n>',
       'generate a seeded history with this many cards',
       integerOption('--cards', 1, 10_000_000),
@@ -123,7 +131,10 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
           `--transactions must be at least --cards (${cards}): every card has its issuance FEE record`,
         );
       }
-      const faults = flags.faults === undefined ? undefined : await readProfile(flags.faults);
+      const faults = [
+        ...(flags.faults === undefined ? [] : await readProfile(flags.faults)),
+        ...flags.fault.map((json, i) => inlineRule(json, i)),
+      ];
       const logger = createLogger({ level: flags.logLevel });
       const sandbox = await startSandbox({
         logger,
@@ -178,6 +189,22 @@ async function readProfile(file: string): Promise<FaultRule[]> {
     if (error instanceof FaultConfigError) {
       throw new UsageError(`--faults ${file}: ${error.problems.join('; ')}`);
     }
+    throw error;
+  }
+}
+
+/** A rule given inline with `--fault`; bad JSON or a bad field is a usage error naming it. */
+function inlineRule(json: string, index: number): FaultRule {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new UsageError(`--fault #${index + 1} is not JSON: ${json}`);
+  }
+  try {
+    return parseFaultRule(value, `--fault #${index + 1}`);
+  } catch (error) {
+    if (error instanceof FaultConfigError) throw new UsageError(error.problems.join('; '));
     throw error;
   }
 }

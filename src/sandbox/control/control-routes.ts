@@ -13,6 +13,7 @@ import { processOrder } from '../orders/order-processor.js';
 import type { SandboxContext } from '../sandbox-context.js';
 import { writeMeta } from '../store/database.js';
 import type { TransactionRecord } from '../store/records.js';
+import { plantMerchantBalanceDrift } from '../world/anomalies/merchant-balance-drift.js';
 import { DEFAULT_STATUS, networkDecision } from './card-network.js';
 import {
   AdvanceClockBody,
@@ -25,6 +26,7 @@ import {
   TopUpBody,
   TransactionParams,
   TransactionStatusBody,
+  UnjournaledMovementBody,
 } from './control-schemas.js';
 
 const options = { config: { auth: 'control' as const } } as const;
@@ -116,6 +118,23 @@ export function registerControlRoutes(
         balance: money(after.balanceMinor, after.currency),
         currency: after.currency,
       };
+    },
+  );
+
+  app.post(
+    '/_control/merchants/:merchantId/unjournaled-movement',
+    controlled({ params: MerchantParams, body: UnjournaledMovementBody }),
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { merchantId } = request.params as { merchantId: string };
+      const merchant = merchantOr404(merchantId);
+      const body = request.body as UnjournaledMovementBody;
+      const magnitude = requestAmount('amount', body.amount, merchant.currency, false);
+      const finding = plantMerchantBalanceDrift(
+        ctx,
+        merchantId,
+        body.direction === 'credit' ? magnitude : -magnitude,
+      );
+      return reply.code(201).send({ finding });
     },
   );
 

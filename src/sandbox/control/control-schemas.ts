@@ -23,6 +23,12 @@ export type ProcessOrdersBody = Static<typeof ProcessOrdersBody>;
 export const TopUpBody = Type.Object({ amount: RequestAmount }, strict);
 export type TopUpBody = Static<typeof TopUpBody>;
 
+export const UnjournaledMovementBody = Type.Object(
+  { amount: RequestAmount, direction: Type.Optional(Type.Enum(['debit', 'credit'])) },
+  strict,
+);
+export type UnjournaledMovementBody = Static<typeof UnjournaledMovementBody>;
+
 export const RotateKeyBody = Type.Object(
   { apiKey: Type.Optional(Type.String({ minLength: 1 })) },
   strict,

@@ -355,5 +355,5 @@ export const PLANTERS: Readonly<Partial<Record<CheckCode, Planter>>> = {
 /** Codes a single generated world cannot hold, and why. */
 export const NOT_PLANTED: Readonly<Partial<Record<CheckCode, string>>> = {
   MERCHANT_BALANCE_MISMATCH:
-    'needs two balance snapshots, i.e. two syncs; move the merchant balance between them without a journal entry (control surface top-up) to plant it',
+    'needs two balance snapshots, i.e. two syncs: plant it between them with POST /_control/merchants/:id/unjournaled-movement, which answers with the finding to expect',
 };
