@@ -94,7 +94,7 @@ export function generateWorld(ctx: SandboxContext, options: WorldOptions): Gener
   const now = ctx.clock.now();
   const start = now - options.days * DAY;
   dropIndexes(ctx.store.db);
-  const writer = new WorldWriter(ctx.store.db);
+  const writer = new WorldWriter(ctx.store);
   const journals = new Map(
     merchants.map((m) => [
       m.merchantId,
