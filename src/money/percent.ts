@@ -12,5 +12,9 @@ export function percentOf(amount: Minor, percent: string, mode: RoundingMode = '
   if (!parsed) throw new RangeError(`${JSON.stringify(percent)} is not a percentage`);
   const scaled = BigInt(`${parsed.integer}${parsed.fraction}` || '0');
   const denominator = 100n * 10n ** BigInt(parsed.fraction.length);
-  return Number(divideRounded(BigInt(amount) * scaled, denominator, mode));
+  const fee = divideRounded(BigInt(amount) * scaled, denominator, mode);
+  // Back to a plain integer of minor units; refuse rather than lose digits past 2^53.
+  if (fee > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new RangeError(`fee ${fee} exceeds the safe integer range`);
+  return Number(fee);
 }

@@ -69,3 +69,9 @@ describe('percentOf', () => {
     expect(() => percentOf(100, '1e2')).toThrow(RangeError);
   });
 });
+
+describe('percentOf at the edge of the integer range', () => {
+  it('refuses a fee beyond 2^53 minor units instead of rounding it', () => {
+    expect(() => percentOf(Number.MAX_SAFE_INTEGER, '200')).toThrow(/safe integer range/);
+  });
+});
