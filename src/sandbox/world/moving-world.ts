@@ -72,25 +72,24 @@ export class MovingWorld {
     return changed;
   }
 
-  #pickRow<T>(sql: string, ...params: unknown[]): T | undefined {
-    const { max } = this.#ctx.store.db
-      .prepare(
-        `SELECT max(rowid) AS max FROM ${sql.includes('FROM cards') ? 'cards' : 'transactions'}`,
-      )
-      .get() as {
+  /** A row of `table` matching `where`, picked at a seeded rowid (the first match at or after it). */
+  #pickRow<T>(table: 'cards' | 'transactions', select: string, where: string): T | undefined {
+    const { db } = this.#ctx.store;
+    const { max } = db.prepare(`SELECT max(rowid) AS max FROM ${table}`).get() as {
       max: number | null;
     };
     if (!max) return undefined;
     const from = this.#random.int(1, max);
-    return (this.#ctx.store.db
-      .prepare(`${sql} AND rowid >= ? ORDER BY rowid LIMIT 1`)
-      .get(...params, from) ??
-      this.#ctx.store.db.prepare(`${sql} ORDER BY rowid LIMIT 1`).get(...params)) as T | undefined;
+    const sql = `SELECT ${select} FROM ${table} WHERE ${where}`;
+    return (db.prepare(`${sql} AND rowid >= ? ORDER BY rowid LIMIT 1`).get(from) ??
+      db.prepare(`${sql} ORDER BY rowid LIMIT 1`).get()) as T | undefined;
   }
 
   #activeCard(): CardRecord | undefined {
     const row = this.#pickRow<{ cardId: string }>(
-      "SELECT card_id AS cardId FROM cards WHERE status = 'ACTIVE'",
+      'cards',
+      'card_id AS cardId',
+      "status = 'ACTIVE'",
     );
     return row ? this.#ctx.store.cards.get(row.cardId) : undefined;
   }
@@ -129,7 +128,9 @@ export class MovingWorld {
 
   #progress(): boolean {
     const row = this.#pickRow<{ transactionId: string }>(
-      "SELECT transaction_id AS transactionId FROM transactions WHERE posted = 1 AND type IN ('PURCHASE', 'REFUND') AND status IN ('PENDING', 'COMPLETED')",
+      'transactions',
+      'transaction_id AS transactionId',
+      "posted = 1 AND type IN ('PURCHASE', 'REFUND') AND status IN ('PENDING', 'COMPLETED')",
     );
     const txn = row ? this.#ctx.store.transactions.get(row.transactionId) : undefined;
     if (!txn) return false;
@@ -145,7 +146,9 @@ export class MovingWorld {
 
   #refund(): boolean {
     const row = this.#pickRow<{ transactionId: string }>(
-      "SELECT transaction_id AS transactionId FROM transactions WHERE posted = 1 AND type = 'PURCHASE' AND status IN ('COMPLETED', 'SETTLED')",
+      'transactions',
+      'transaction_id AS transactionId',
+      "posted = 1 AND type = 'PURCHASE' AND status IN ('COMPLETED', 'SETTLED')",
     );
     const purchase: TransactionRecord | undefined = row
       ? this.#ctx.store.transactions.get(row.transactionId)
