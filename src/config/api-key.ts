@@ -1,0 +1,58 @@
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from './config-error.js';
+
+/**
+ * A key as read: surrounding whitespace (the trailing newline of a file, above all) is dropped,
+ * and what is left must be one non-empty run without spaces, fit for an `x-api-key` header.
+ * Messages say where the key was looked for, never what it holds.
+ */
+function checkedKey(key: string, text: string, where: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new ConfigError(key, `expected a key in ${where}, found it empty`);
+  if (/[\s\p{Cc}]/u.test(trimmed)) {
+    throw new ConfigError(key, `expected one key without spaces or line breaks in ${where}`);
+  }
+  return trimmed;
+}
+
+/**
+ * The key held by the file at `path` (absolute).
+ *
+ * @example
+ * const apiKey = await readKeyFile('CARDSYNC_API_KEY_FILE', '/etc/cardsync/eu.key');
+ * @throws ConfigError naming `key` and the file when it cannot be read or holds no key.
+ */
+export async function readKeyFile(key: string, path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ConfigError(key, `expected a readable key file, cannot read ${path} (${code})`, {
+      cause,
+    });
+  }
+  return checkedKey(key, text, `key file ${path}`);
+}
+
+/**
+ * The key held by environment variable `name`.
+ *
+ * @example
+ * const apiKey = keyFromEnv('merchants[1].apiKeyEnv', env, 'CARDSYNC_US_KEY');
+ * @throws ConfigError naming `key` and the variable when it is unset, empty or not one key.
+ */
+export function keyFromEnv(
+  key: string,
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+): string {
+  const text = env[name];
+  if (text === undefined || text === '') {
+    throw new ConfigError(
+      key,
+      `expected environment variable ${name} to hold the key, it is unset`,
+    );
+  }
+  return checkedKey(key, text, `environment variable ${name}`);
+}

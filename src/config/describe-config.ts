@@ -1,0 +1,23 @@
+import type { JobConfig } from './job-config.js';
+
+/**
+ * The configuration as a log line may show it: paths, URLs, settings and where each key comes
+ * from, never a key (nor the CA's PEM text, which is only noise).
+ *
+ * @example
+ * logger.info({ config: describeConfig(config) }, 'configured');
+ */
+export function describeConfig(config: JobConfig) {
+  return {
+    db: config.db,
+    reportsDir: config.reportsDir,
+    sync: { ...config.sync },
+    merchants: config.merchants.map((m) => ({
+      name: m.name,
+      baseUrl: m.baseUrl,
+      keySource: m.keySource,
+      ...(m.caFile === undefined ? {} : { caFile: m.caFile }),
+      ...(m.merchantId === undefined ? {} : { merchantId: m.merchantId }),
+    })),
+  };
+}

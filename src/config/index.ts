@@ -1,0 +1,13 @@
+export { ConfigError } from './config-error.js';
+export { ConfigFileSchema } from './config-file-schema.js';
+export { describeConfig } from './describe-config.js';
+export type {
+  ConfigFlags,
+  ConfigInputs,
+  JobConfig,
+  MerchantSource,
+  SyncSettings,
+} from './job-config.js';
+export { DEFAULT_DB, DEFAULT_REPORTS_DIR, loadJobConfig } from './load-job-config.js';
+export { DEFAULT_MERCHANT_NAME } from './merchant-sources.js';
+export { SYNC_BOUNDS } from './sync-settings.js';

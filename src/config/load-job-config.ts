@@ -1,0 +1,77 @@
+import { resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
+import { deepFreeze } from './deep-freeze.js';
+import type { ConfigInputs, JobConfig } from './job-config.js';
+import { resolveMerchants } from './merchant-sources.js';
+import { type LoadedConfigFile, readConfigFile } from './read-config-file.js';
+import { resolveSyncSettings } from './sync-settings.js';
+
+/** Where the mirror and the reports go when nothing says otherwise (relative to `cwd`). */
+export const DEFAULT_DB = './data/cardsync.sqlite';
+export const DEFAULT_REPORTS_DIR = './reports';
+
+/**
+ * An absolute path: a flag over a variable (both relative to `cwd`) over the config file's
+ * value (relative to the file) over the default (relative to `cwd`).
+ */
+function pathSetting(
+  inputs: ConfigInputs,
+  flag: { name: string; value: string | undefined },
+  variable: string,
+  fromFile: string | undefined,
+  file: LoadedConfigFile | undefined,
+  fallback: string,
+): string {
+  const fromEnv = inputs.env[variable];
+  if (flag.value !== undefined) {
+    if (flag.value === '') throw new ConfigError(flag.name, 'expected a path, got ""');
+    return resolve(inputs.cwd, flag.value);
+  }
+  if (fromEnv !== undefined && fromEnv !== '') return resolve(inputs.cwd, fromEnv);
+  if (fromFile !== undefined && file) return resolve(file.dir, fromFile);
+  return resolve(inputs.cwd, fallback);
+}
+
+/**
+ * Read the job's configuration once: flags over environment variables over the config file
+ * (`--config`) over defaults; validate every value; resolve keys and CA files; deep-freeze the
+ * result. Nothing here reads `process.env` or `process.cwd()`: they come in `inputs`.
+ *
+ * @example
+ * const config = await loadJobConfig({
+ *   env: process.env,
+ *   cwd: process.cwd(),
+ *   flags: { config: 'cardsync.json', concurrency: '4' },
+ *   requireUpstream: true,
+ * });
+ * logger.info({ config: describeConfig(config) }, 'configured');
+ * @throws ConfigError (code `CONFIG_INVALID`) with a one-line message naming the key.
+ */
+export async function loadJobConfig(inputs: ConfigInputs): Promise<JobConfig> {
+  const { flags } = inputs;
+  if (flags.config === '') throw new ConfigError('--config', 'expected a path, got ""');
+  const file =
+    flags.config === undefined
+      ? undefined
+      : await readConfigFile(resolve(inputs.cwd, flags.config));
+  const content = file?.content;
+  const db = pathSetting(
+    inputs,
+    { name: '--db', value: flags.db },
+    'CARDSYNC_DB',
+    content?.db,
+    file,
+    DEFAULT_DB,
+  );
+  const reportsDir = pathSetting(
+    inputs,
+    { name: '--reports-dir', value: flags.reportsDir },
+    'CARDSYNC_REPORTS_DIR',
+    content?.reportsDir,
+    file,
+    DEFAULT_REPORTS_DIR,
+  );
+  const sync = resolveSyncSettings(flags, content?.sync);
+  const merchants = inputs.requireUpstream ? await resolveMerchants(inputs, file) : [];
+  return deepFreeze({ db, reportsDir, merchants, sync });
+}

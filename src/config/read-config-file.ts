@@ -1,0 +1,136 @@
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { ConfigError } from './config-error.js';
+import { type ConfigFile, ConfigFileSchema } from './config-file-schema.js';
+import { jsonErrorOffset } from './json-error-offset.js';
+
+/** A config file read and checked against its schema. */
+export interface LoadedConfigFile {
+  /** Absolute path of the file. */
+  readonly path: string;
+  /** Its directory: what relative paths inside it resolve against. */
+  readonly dir: string;
+  readonly content: ConfigFile;
+}
+
+// verbose: the failing schema's `description` becomes the message. The data Ajv then attaches
+// is never printed as is: a string in the wrong field could be a key.
+const validate = new Ajv({ allErrors: false, verbose: true, strict: true }).compile<ConfigFile>(
+  ConfigFileSchema,
+);
+
+/** `/merchants/1/apiKeyFile` as `merchants[1].apiKeyFile`; the root is `config file`. */
+function keyPath(instancePath: string, child?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  if (child !== undefined) segments.push(child);
+  if (segments.length === 0) return 'config file';
+  return segments.reduce(
+    (key, s, i) => (/^\d+$/.test(s) ? `${key}[${s}]` : i === 0 ? s : `${key}.${s}`),
+    '',
+  );
+}
+
+function kindOf(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function schemaError(error: ErrorObject, file: string): ConfigError {
+  const where = `(in ${file})`;
+  const parent = (error.parentSchema ?? {}) as {
+    description?: string;
+    properties?: Record<string, { description?: string }>;
+  };
+  if (error.keyword === 'required') {
+    const missing = String(error.params.missingProperty);
+    const expected = parent.properties?.[missing]?.description ?? 'a value';
+    return new ConfigError(
+      keyPath(error.instancePath, missing),
+      `expected ${expected}, none given ${where}`,
+    );
+  }
+  if (error.keyword === 'additionalProperties') {
+    const known = Object.keys(parent.properties ?? {}).join(', ');
+    return new ConfigError(
+      keyPath(error.instancePath, String(error.params.additionalProperty)),
+      `unknown key; expected one of ${known} ${where}`,
+    );
+  }
+  // A string is not echoed (see above); a number or a wrong type is.
+  const got =
+    typeof error.data === 'string' && error.keyword !== 'type' ? '' : `, got ${kindOf(error.data)}`;
+  return new ConfigError(
+    keyPath(error.instancePath),
+    `expected ${parent.description ?? error.message}${got} ${where}`,
+  );
+}
+
+/** Where the text stops being JSON, as `invalid at line 3 column 5`. */
+function parseFault(text: string): string {
+  if (text.trim() === '') return 'the file is empty';
+  const offset = jsonErrorOffset(text) ?? text.length;
+  if (offset >= text.length) return 'it ends early';
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return `invalid at line ${line} column ${column}`;
+}
+
+/** An inline key is refused before anything else, with the way to give one instead. */
+function refuseInlineKeys(parsed: unknown): void {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(parsed)) return;
+  const refuse = (key: string) =>
+    new ConfigError(key, 'an inline key is refused; use apiKeyFile or apiKeyEnv');
+  if (Object.hasOwn(parsed, 'apiKey')) throw refuse('apiKey');
+  if (!Array.isArray(parsed.merchants)) return;
+  for (const [i, merchant] of parsed.merchants.entries()) {
+    if (isObject(merchant) && Object.hasOwn(merchant, 'apiKey')) {
+      throw refuse(`merchants[${i}].apiKey`);
+    }
+  }
+}
+
+/**
+ * Read a config file (an absolute path) and check it against {@link ConfigFileSchema}.
+ *
+ * @example
+ * const file = await readConfigFile('/etc/cardsync/cardsync.json');
+ * file.content.merchants?.[0]?.name;
+ * @throws ConfigError: `--config` when the file cannot be read, `config file` when it is not
+ * JSON (with the line and column), otherwise the path of the first offending key.
+ */
+export async function readConfigFile(path: string): Promise<LoadedConfigFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code ?? 'unknown error';
+    const expectation = `expected a readable JSON file, cannot read ${path} (${code})`;
+    throw new ConfigError('--config', expectation, { cause });
+  }
+  text = text.replace(/^\uFEFF/, '');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // JSON.parse's error is not kept as the cause: it may quote the text, which may hold a key.
+    throw new ConfigError('config file', `expected JSON in ${path}, ${parseFault(text)}`);
+  }
+  refuseInlineKeys(parsed);
+  if (!validate(parsed)) {
+    const first = validate.errors?.[0];
+    throw first
+      ? schemaError(first, path)
+      : new ConfigError('config file', `expected a valid config in ${path}`);
+  }
+  return { path, dir: dirname(path), content: parsed };
+}

@@ -1,0 +1,72 @@
+import { ConfigError } from './config-error.js';
+import { parseInstant } from './iso-instant.js';
+import type { ConfigFlags, SyncSettings } from './job-config.js';
+
+/** A whole-number setting's range and default. */
+export interface IntegerBounds {
+  readonly min: number;
+  readonly max: number;
+  readonly default: number;
+}
+
+type IntegerSetting = 'concurrency' | 'lookbackHours' | 'safetyLagSeconds' | 'maxPagesPerWindow';
+
+/** Ranges and defaults of the whole-number sync settings, shared by the flags and the file. */
+export const SYNC_BOUNDS: Readonly<Record<IntegerSetting, IntegerBounds>> = {
+  concurrency: { min: 1, max: 64, default: 8 },
+  lookbackHours: { min: 0, max: 2160, default: 72 },
+  safetyLagSeconds: { min: 0, max: 86_400, default: 60 },
+  maxPagesPerWindow: { min: 2, max: 1000, default: 20 },
+};
+
+/** What a config file's `sync` section holds, already checked against the schema. */
+export type SyncSection = Partial<Omit<SyncSettings, 'since'>> & { readonly since?: string };
+
+/** The flags that set sync settings, with the name each goes by on the command line. */
+const FLAG_NAMES = {
+  concurrency: '--concurrency',
+  lookbackHours: '--lookback-hours',
+  safetyLagSeconds: '--safety-lag-seconds',
+} as const;
+
+function wholeNumber(key: string, text: string, bounds: IntegerBounds): number {
+  const value = Number(text);
+  if (!/^\d{1,9}$/.test(text) || value < bounds.min || value > bounds.max) {
+    throw new ConfigError(
+      key,
+      `expected a whole number from ${bounds.min} to ${bounds.max}, got ${JSON.stringify(text.slice(0, 40))}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Sync settings: a flag over the config file's `sync` section over the default. The file's
+ * numbers were range-checked by its schema; its `since` is checked here like the flag's.
+ *
+ * @example
+ * resolveSyncSettings({ concurrency: '4' }, { lookbackHours: 24 });
+ * // { concurrency: 4, lookbackHours: 24, safetyLagSeconds: 60, maxPagesPerWindow: 20 }
+ * @throws ConfigError naming the flag or `sync.since`.
+ */
+export function resolveSyncSettings(flags: ConfigFlags, file: SyncSection = {}): SyncSettings {
+  const fromFlag = (name: keyof typeof FLAG_NAMES): number | undefined => {
+    const text = flags[name];
+    return text === undefined ? undefined : wholeNumber(FLAG_NAMES[name], text, SYNC_BOUNDS[name]);
+  };
+  const setting = (name: IntegerSetting, flagged?: number): number =>
+    flagged ?? file[name] ?? SYNC_BOUNDS[name].default;
+  const since =
+    flags.since !== undefined
+      ? parseInstant('--since', flags.since)
+      : file.since !== undefined
+        ? parseInstant('sync.since', file.since)
+        : undefined;
+  return {
+    concurrency: setting('concurrency', fromFlag('concurrency')),
+    lookbackHours: setting('lookbackHours', fromFlag('lookbackHours')),
+    safetyLagSeconds: setting('safetyLagSeconds', fromFlag('safetyLagSeconds')),
+    ...(since === undefined ? {} : { since }),
+    maxPagesPerWindow: setting('maxPagesPerWindow'),
+  };
+}
