@@ -104,6 +104,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-sandbox-version', VERSION);
+    // The service clock, not the wall clock, so a client can learn the upstream's time even after
+    // the control surface has moved it forward.
+    reply.header('date', new Date(ctx.clock.now()).toUTCString());
     // How long the service itself took, for clients and benchmarks to tell it from the network.
     reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(3)}`);
     return payload;

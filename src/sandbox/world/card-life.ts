@@ -274,10 +274,14 @@ export function liveCard(plan: LifePlan, sources: LifeSources): CardLife {
       } else {
         purchase.refundable -= amount;
         purchase.refunds.push(amount);
+        // Refunds settle like purchases: within about a week, never COMPLETED forever.
+        const age = now - at;
         const status: TransactionStatus =
-          now - at < DAY
+          age < DAY
             ? random.pick(['PENDING', 'COMPLETED'] as const)
-            : random.pick(['COMPLETED', 'SETTLED'] as const);
+            : age < 7 * DAY
+              ? random.pick(['COMPLETED', 'SETTLED'] as const)
+              : 'SETTLED';
         activity(at, {
           tradeNo: purchase.tradeNo,
           type: 'REFUND',
