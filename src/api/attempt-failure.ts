@@ -1,0 +1,164 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { isRetryableStatus, parseRetryAfter } from './retry-policy.js';
+import type { ReceivedResponse } from './send-request.js';
+import { classifyTransportError, transportErrorCode } from './transport-failure.js';
+import type { UpstreamErrorCode } from './upstream-error.js';
+
+/** How one attempt failed, and whether another may follow. */
+export interface AttemptFailure {
+  readonly code: UpstreamErrorCode;
+  /** `envelope`: a well-formed JSON body of the wrong shape, retried only a couple of times. */
+  readonly retry: 'yes' | 'no' | 'envelope';
+  /** What happened, without the operation name or the attempt count. */
+  readonly message: string;
+  readonly status?: number | undefined;
+  readonly upstreamCode?: string | undefined;
+  readonly requestId?: string | undefined;
+  /** The wait the upstream asked for (Retry-After), already capped. */
+  readonly retryAfterMs?: number | undefined;
+  readonly cause?: unknown;
+}
+
+/** What judging a non-2xx answer needs besides the answer. */
+export interface StatusContext {
+  /** Now, by the upstream's `Date` header if sent (an HTTP-date Retry-After counts from it). */
+  readonly nowMs: number;
+  readonly retryAfterCapMs: number;
+  /** Text that must never appear in a message (the API key), should an upstream echo it. */
+  readonly secret: string;
+}
+
+/** One header's value (the first, if repeated). */
+export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function bodyField(body: unknown, name: 'code' | 'message'): unknown {
+  return typeof body === 'object' && body !== null
+    ? (body as Record<string, unknown>)[name]
+    : undefined;
+}
+
+function upstreamMessage(body: unknown, secret: string): string | undefined {
+  const message = bodyField(body, 'message');
+  const text = Array.isArray(message)
+    ? message.filter((m) => typeof m === 'string').join('; ')
+    : typeof message === 'string'
+      ? message
+      : undefined;
+  return text?.replaceAll(secret, '[redacted]').slice(0, 500);
+}
+
+/**
+ * The failure a non-2xx answer stands for: 401 never retried; 429 and 5xx retried (with the
+ * Retry-After of a 429 or 503); any other status a rejection carrying the body's `code`.
+ */
+export function statusFailure(response: ReceivedResponse, context: StatusContext): AttemptFailure {
+  const { status, headers, body } = response;
+  const requestId = headerValue(headers, 'x-request-id');
+  if (status === 401) {
+    return {
+      code: 'UPSTREAM_UNAUTHORIZED',
+      retry: 'no',
+      message: '401 Unauthorized',
+      status,
+      requestId,
+    };
+  }
+  const code = bodyField(body, 'code');
+  const upstreamCode = typeof code === 'string' ? code : undefined;
+  const detail = upstreamCode === undefined ? '' : ` ${upstreamCode}`;
+  if (isRetryableStatus(status)) {
+    const asked =
+      status === 429 || status === 503
+        ? parseRetryAfter(headers['retry-after'], context.nowMs)
+        : undefined;
+    return {
+      code: status === 429 ? 'UPSTREAM_RATE_LIMITED' : 'UPSTREAM_UNAVAILABLE',
+      retry: 'yes',
+      message: `answered ${status}${detail}`,
+      status,
+      upstreamCode,
+      requestId,
+      retryAfterMs: asked === undefined ? undefined : Math.min(asked, context.retryAfterCapMs),
+    };
+  }
+  const said = upstreamMessage(body, context.secret);
+  return {
+    code: 'UPSTREAM_REJECTED',
+    retry: 'no',
+    message: `rejected with ${status}${detail}${said === undefined ? '' : `: ${said}`}`,
+    status,
+    upstreamCode,
+    requestId,
+  };
+}
+
+/** The failure of a 2xx whose body could not be read whole or parsed: retried like a reset. */
+export function bodyFailure(response: ReceivedResponse): AttemptFailure {
+  const { status, bodyProblem, bodyError } = response;
+  const timedOut = classifyTransportError(bodyError) === 'timeout';
+  return {
+    code: timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_MALFORMED_RESPONSE',
+    retry: 'yes',
+    message: timedOut
+      ? `body of a ${status} timed out`
+      : bodyProblem === 'cut-short'
+        ? `body of a ${status} cut short`
+        : `body of a ${status} is not JSON`,
+    status,
+    requestId: headerValue(response.headers, 'x-request-id'),
+    cause: bodyError,
+  };
+}
+
+/** The failure of a 2xx whose JSON does not have the contract's envelope. */
+export function envelopeFailure(response: ReceivedResponse, reason: string): AttemptFailure {
+  return {
+    code: 'UPSTREAM_MALFORMED_RESPONSE',
+    retry: 'envelope',
+    message: `${response.status} response does not match the contract: ${reason}`,
+    status: response.status,
+    requestId: headerValue(response.headers, 'x-request-id'),
+  };
+}
+
+/**
+ * The failure of a request that got no response head: timeouts and network faults are retried;
+ * a TLS verification failure is not (the next attempt meets the same certificate), nor is an
+ * error nobody recognises.
+ */
+export function transportFailure(error: unknown): AttemptFailure {
+  const code = transportErrorCode(error) ?? 'no code';
+  switch (classifyTransportError(error)) {
+    case 'timeout':
+      return {
+        code: 'UPSTREAM_TIMEOUT',
+        retry: 'yes',
+        message: `timed out (${code})`,
+        cause: error,
+      };
+    case 'network':
+      return {
+        code: 'UPSTREAM_UNAVAILABLE',
+        retry: 'yes',
+        message: `connection failed (${code})`,
+        cause: error,
+      };
+    case 'tls':
+      return {
+        code: 'UPSTREAM_UNAVAILABLE',
+        retry: 'no',
+        message: `TLS verification of the upstream failed (${code})`,
+        cause: error,
+      };
+    default:
+      return {
+        code: 'UPSTREAM_UNAVAILABLE',
+        retry: 'no',
+        message: `request failed (${code})`,
+        cause: error,
+      };
+  }
+}

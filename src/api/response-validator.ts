@@ -1,0 +1,186 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { TSchema } from 'typebox';
+import { type OperationId, Pagination, ROUTES } from '../contract/index.js';
+import type { ListResult, PageResult } from './call-results.js';
+import { MalformedRecordError } from './malformed-record-error.js';
+
+/** What a response body turned out to be; `ok: false` means the envelope itself is broken. */
+export type Validation<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** What a rejected record's error carries about the response it came in. */
+export interface ResponseContext {
+  readonly attempts: number;
+  readonly status?: number | undefined;
+  readonly requestId?: string | undefined;
+}
+
+type Shape = 'page' | 'list' | 'single';
+
+interface OperationValidators {
+  readonly shape: Shape;
+  /** The envelope with `data` left unchecked beyond its JSON type. */
+  readonly envelope: ValidateFunction;
+  /** One item of a list, or the single record. */
+  readonly record: ValidateFunction;
+}
+
+/** Ajv as the client needs it: every error reported, nothing coerced, defaulted or removed. */
+function createAjv(): Ajv {
+  return new Ajv({
+    strict: false,
+    allErrors: true,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+  });
+}
+
+function shapeOf(response: TSchema): { shape: Shape; record: TSchema } {
+  const properties = (response as { properties?: Record<string, TSchema> }).properties ?? {};
+  const data = properties.data as (TSchema & { type?: string; items?: TSchema }) | undefined;
+  if (!data) throw new Error('a response schema without data');
+  if (properties.pagination) return { shape: 'page', record: data.items as TSchema };
+  if (data.type === 'array') return { shape: 'list', record: data.items as TSchema };
+  return { shape: 'single', record: data };
+}
+
+function envelopeSchema(shape: Shape): object {
+  const data = { type: shape === 'single' ? 'object' : 'array' };
+  if (shape === 'page') {
+    return {
+      type: 'object',
+      required: ['data', 'pagination'],
+      properties: { data, pagination: Pagination },
+    };
+  }
+  return { type: 'object', required: ['data'], properties: { data } };
+}
+
+/** Ajv's errors as one readable line: `/amount must be string; /status must be one of A, B`. */
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
+  if (!errors || errors.length === 0) return 'does not match the contract';
+  return errors
+    .map((e) => {
+      const at = e.instancePath === '' ? '(record)' : e.instancePath;
+      const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
+      return allowed ? `${at} must be one of ${allowed.join(', ')}` : `${at} ${e.message}`;
+    })
+    .join('; ');
+}
+
+/**
+ * Response validation compiled once from the contract's schemas (src/contract/routes.ts). A list
+ * is checked in two steps so one bad record costs only that record: first the envelope with the
+ * items unchecked, then each item on its own.
+ * @example
+ * const v = new ResponseValidator();
+ * const page = v.page<Card>('listCards', body, { attempts: 1 });
+ * if (page.ok) { page.value.records; page.value.rejected; }
+ */
+export class ResponseValidator {
+  readonly #operations: ReadonlyMap<OperationId, OperationValidators>;
+
+  constructor() {
+    const ajv = createAjv();
+    const envelopes = new Map<Shape, ValidateFunction>();
+    const operations = new Map<OperationId, OperationValidators>();
+    for (const [operation, route] of Object.entries(ROUTES) as [
+      OperationId,
+      { response: TSchema },
+    ][]) {
+      const { shape, record } = shapeOf(route.response);
+      let envelope = envelopes.get(shape);
+      if (!envelope) {
+        envelope = ajv.compile(envelopeSchema(shape));
+        envelopes.set(shape, envelope);
+      }
+      operations.set(operation, { shape, envelope, record: ajv.compile(record) });
+    }
+    this.#operations = operations;
+  }
+
+  /** A paginated response (`listCards`, `listTransactions`). */
+  page<T>(
+    operation: OperationId,
+    body: unknown,
+    context: ResponseContext,
+  ): Validation<PageResult<T>> {
+    const checked = this.#envelope(operation, 'page', body);
+    if (!checked.ok) return checked;
+    const { data, pagination } = body as {
+      data: unknown[];
+      pagination: PageResult<T>['pagination'];
+    };
+    return { ok: true, value: { ...this.#items<T>(operation, data, context), pagination } };
+  }
+
+  /** An unpaginated list response (`listOfferings`). */
+  list<T>(
+    operation: OperationId,
+    body: unknown,
+    context: ResponseContext,
+  ): Validation<ListResult<T>> {
+    const checked = this.#envelope(operation, 'list', body);
+    if (!checked.ok) return checked;
+    return {
+      ok: true,
+      value: this.#items<T>(operation, (body as { data: unknown[] }).data, context),
+    };
+  }
+
+  /**
+   * A single-record response: the record, or a broken envelope. A well-formed envelope whose
+   * record breaks the contract is returned as a {@link MalformedRecordError} for the caller to
+   * throw.
+   */
+  single<T>(
+    operation: OperationId,
+    body: unknown,
+    context: ResponseContext,
+  ): Validation<T | MalformedRecordError> {
+    const checked = this.#envelope(operation, 'single', body);
+    if (!checked.ok) return checked;
+    const raw = (body as { data: unknown }).data;
+    const validate = this.#validators(operation).record;
+    if (validate(raw)) return { ok: true, value: raw as T };
+    return { ok: true, value: this.#rejection(operation, raw, validate, context) };
+  }
+
+  #validators(operation: OperationId): OperationValidators {
+    const found = this.#operations.get(operation);
+    if (!found) throw new Error(`no response schema for ${operation}`);
+    return found;
+  }
+
+  #envelope(operation: OperationId, shape: Shape, body: unknown): Validation<true> {
+    const validators = this.#validators(operation);
+    if (validators.shape !== shape) throw new Error(`${operation} is not a ${shape} response`);
+    if (validators.envelope(body)) return { ok: true, value: true };
+    return { ok: false, reason: `envelope ${describeErrors(validators.envelope.errors)}` };
+  }
+
+  #items<T>(operation: OperationId, data: unknown[], context: ResponseContext): ListResult<T> {
+    const validate = this.#validators(operation).record;
+    const records: T[] = [];
+    const rejected: MalformedRecordError[] = [];
+    for (const item of data) {
+      if (validate(item)) records.push(item as T);
+      else rejected.push(this.#rejection(operation, item, validate, context));
+    }
+    return { records, rejected };
+  }
+
+  #rejection(
+    operation: OperationId,
+    raw: unknown,
+    validate: ValidateFunction,
+    context: ResponseContext,
+  ): MalformedRecordError {
+    return new MalformedRecordError(raw, describeErrors(validate.errors), {
+      operation,
+      attempts: context.attempts,
+      status: context.status,
+      requestId: context.requestId,
+    });
+  }
+}

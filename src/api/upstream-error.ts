@@ -1,0 +1,54 @@
+/** What went wrong talking to the upstream; callers branch on this, never on message text. */
+export type UpstreamErrorCode =
+  /** 401: the key is missing, unknown or revoked. Never retried. */
+  | 'UPSTREAM_UNAUTHORIZED'
+  /** 429 on every attempt. */
+  | 'UPSTREAM_RATE_LIMITED'
+  /** 5xx, reset or refused on every attempt, or TLS verification failed (not retried). */
+  | 'UPSTREAM_UNAVAILABLE'
+  /** Connect, headers or body timeout on every attempt. */
+  | 'UPSTREAM_TIMEOUT'
+  /** Any other 4xx; `upstreamCode` is the body's `code` (CARD_NOT_FOUND, DUPLICATE_ORDER...). */
+  | 'UPSTREAM_REJECTED'
+  /** A 2xx body that is not JSON, cut short, or whose envelope does not match the contract. */
+  | 'UPSTREAM_MALFORMED_RESPONSE'
+  /** One record failed validation: see {@link MalformedRecordError}. */
+  | 'UPSTREAM_MALFORMED_RECORD'
+  /** The caller's AbortSignal fired. */
+  | 'UPSTREAM_ABORTED';
+
+/** Details of an {@link UpstreamError} besides its code and message. */
+export interface UpstreamErrorDetails {
+  /** The contract's operation id, e.g. `listTransactions`. */
+  readonly operation: string;
+  readonly status?: number | undefined;
+  readonly upstreamCode?: string | undefined;
+  /** Requests sent for this call, retries included (0 when none left the client). */
+  readonly attempts: number;
+  readonly requestId?: string | undefined;
+  readonly cause?: unknown;
+}
+
+/**
+ * A call to the card-issuing API that did not succeed, after whatever retries its kind allows.
+ * @example if (error instanceof UpstreamError && error.code === 'UPSTREAM_RATE_LIMITED') ...
+ */
+export class UpstreamError extends Error {
+  readonly code: UpstreamErrorCode;
+  readonly operation: string;
+  readonly status: number | undefined;
+  readonly upstreamCode: string | undefined;
+  readonly attempts: number;
+  readonly requestId: string | undefined;
+
+  constructor(code: UpstreamErrorCode, message: string, details: UpstreamErrorDetails) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'UpstreamError';
+    this.code = code;
+    this.operation = details.operation;
+    this.status = details.status;
+    this.upstreamCode = details.upstreamCode;
+    this.attempts = details.attempts;
+    this.requestId = details.requestId;
+  }
+}
