@@ -1,0 +1,213 @@
+import type { Generated } from 'kysely';
+
+/** `merchants`: each merchant the job syncs, and the configured source that reads it. */
+export interface MerchantsTable {
+  merchant_id: string;
+  source: string;
+  base_url: string;
+  currency: string | null;
+  first_seen_at: string;
+  updated_at: string;
+}
+
+/** The terms of an offering, shared by `offerings` and `offering_versions`. */
+interface OfferingTerms {
+  id: string;
+  merchant_id: string;
+  name: string;
+  network: string;
+  type: string;
+  currency: string;
+  min_load_amount: string;
+  min_load_amount_minor: number | null;
+  max_load_amount: string;
+  max_load_amount_minor: number | null;
+  issuance_fee: string;
+  issuance_fee_minor: number | null;
+  deposit_fee_percent: string;
+  requires_holder: number;
+}
+
+/** `offerings`: the current terms of each offering. */
+export interface OfferingsTable extends OfferingTerms {
+  version: number;
+  first_seen_at: string;
+  updated_at: string;
+  last_seen_at: string;
+}
+
+/** `offering_versions`: every version of an offering's terms. */
+export interface OfferingVersionsTable extends OfferingTerms {
+  version: number;
+  observed_at: string;
+  run_id: string;
+}
+
+/** `cards`: the latest snapshot of each card. */
+export interface CardsTable {
+  card_id: string;
+  merchant_id: string;
+  card_offering_id: string;
+  last_four: string;
+  status: string;
+  balance: string;
+  balance_minor: number | null;
+  currency: string;
+  created_at: string;
+  observed_at: string;
+  first_seen_at: string;
+  updated_at: string;
+  last_seen_run_id: string;
+}
+
+/** `card_history`: status and balance when first seen and at each change. */
+export interface CardHistoryTable {
+  card_id: string;
+  merchant_id: string;
+  run_id: string;
+  status: string;
+  balance: string;
+  balance_minor: number | null;
+  observed_at: string;
+}
+
+/** `transactions`: every card transaction, at its latest observed status. */
+export interface TransactionsTable {
+  transaction_id: string;
+  merchant_id: string;
+  card_id: string;
+  trade_no: string;
+  type: string;
+  status: string;
+  amount: string;
+  amount_minor: number | null;
+  fee: string;
+  fee_minor: number | null;
+  currency: string;
+  merchant_name: string;
+  created_at: string;
+  first_seen_at: string;
+  updated_at: string;
+  updated_run_id: string;
+}
+
+/** `transaction_status_changes`: each observed status change. */
+export interface TransactionStatusChangesTable {
+  transaction_id: string;
+  merchant_id: string;
+  from_status: string;
+  to_status: string;
+  observed_at: string;
+  run_id: string;
+}
+
+/** `merchant_balances`: one row per balance read. */
+export interface MerchantBalancesTable {
+  snapshot_id: Generated<number>;
+  merchant_id: string;
+  run_id: string;
+  balance: string;
+  balance_minor: number | null;
+  currency: string;
+  observed_at: string;
+}
+
+/** `missing_cards`: cards named by transactions but absent from the card list. */
+export interface MissingCardsTable {
+  card_id: string;
+  merchant_id: string;
+  answer: 'not_found' | 'found';
+  checked_at: string;
+  run_id: string;
+}
+
+/** `quarantine`: upstream records that failed validation. */
+export interface QuarantineTable {
+  quarantine_id: Generated<number>;
+  merchant_id: string;
+  resource: string;
+  record_id: string | null;
+  reason: string;
+  raw_json: string;
+  raw_sha256: string;
+  first_seen_at: string;
+  last_seen_at: string;
+  last_run_id: string;
+  seen_count: Generated<number>;
+  resolved_at: string | null;
+}
+
+/** `sync_runs`: one row per run of the job. */
+export interface SyncRunsTable {
+  run_id: string;
+  command: string;
+  started_at: string;
+  finished_at: string | null;
+  outcome: string;
+  exit_code: number | null;
+  cutoff: string | null;
+  pid: number;
+  host: string;
+  summary: string | null;
+  error: string | null;
+}
+
+/** `sync_windows`: each unit of work of a run. */
+export interface SyncWindowsTable {
+  run_id: string;
+  merchant_id: string;
+  kind: string;
+  start_at: string | null;
+  end_at: string | null;
+  filter: string | null;
+  expected: number | null;
+  fetched: number;
+  upserted: number;
+  attempts: number;
+  duration_ms: number;
+  outcome: string;
+  finished_at: string;
+}
+
+/** `sync_progress`: merged time ranges of transactions already mirrored. */
+export interface SyncProgressTable {
+  merchant_id: string;
+  start_at: string;
+  end_at: string;
+}
+
+/** `run_lock`: the single writer's lock. */
+export interface RunLockTable {
+  lock_id: number;
+  run_id: string;
+  pid: number;
+  host: string;
+  acquired_at: string;
+  heartbeat_at: string;
+}
+
+/** `schema_migrations`: the migrations applied to this file. */
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  applied_at: string;
+}
+
+/** Every table of the mirror, for kysely. */
+export interface MirrorDatabase {
+  merchants: MerchantsTable;
+  offerings: OfferingsTable;
+  offering_versions: OfferingVersionsTable;
+  cards: CardsTable;
+  card_history: CardHistoryTable;
+  transactions: TransactionsTable;
+  transaction_status_changes: TransactionStatusChangesTable;
+  merchant_balances: MerchantBalancesTable;
+  missing_cards: MissingCardsTable;
+  quarantine: QuarantineTable;
+  sync_runs: SyncRunsTable;
+  sync_windows: SyncWindowsTable;
+  sync_progress: SyncProgressTable;
+  run_lock: RunLockTable;
+  schema_migrations: SchemaMigrationsTable;
+}

@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { type MigrationReport, migrateMirror } from './migrations.js';
+import { MirrorError } from './mirror-error.js';
+import type { MirrorDatabase } from './mirror-schema.js';
+import type { SqliteDatabase } from './sqlite-database.js';
+
+/** An open mirror: the raw handle for hot write paths, kysely for typed queries. */
+export interface Mirror {
+  readonly file: string;
+  readonly db: SqliteDatabase;
+  readonly kysely: Kysely<MirrorDatabase>;
+  readonly migration: MigrationReport;
+  close(): Promise<void>;
+}
+
+/** Options of {@link openMirror}. */
+export interface OpenMirrorOptions {
+  /** Milliseconds a statement waits for a lock before SQLITE_BUSY (default 10 s). */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Open (or create) the mirror at `file`, in WAL mode so readers never block the writer nor wait
+ * for it, and bring its schema up to date.
+ * @throws MirrorError MIRROR_UNOPENABLE, MIRROR_TOO_NEW or MIRROR_MIGRATION_FAILED.
+ */
+export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirror {
+  let db: SqliteDatabase;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    db = new Database(file);
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    throw new MirrorError(
+      'MIRROR_UNOPENABLE',
+      `cannot open the mirror ${file}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  try {
+    // NORMAL is durable across process crashes in WAL mode; only a power loss may drop the
+    // last commits, which the next run fetches again.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = -65536');
+    db.pragma('temp_store = MEMORY');
+    const migration = migrateMirror(db);
+    const kysely = new Kysely<MirrorDatabase>({ dialect: new SqliteDialect({ database: db }) });
+    return {
+      file,
+      db,
+      kysely,
+      migration,
+      close: async () => {
+        await kysely.destroy();
+        if (db.open) db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    if (error instanceof MirrorError) throw error;
+    throw new MirrorError(
+      'MIRROR_UNOPENABLE',
+      `cannot open the mirror ${file}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import type { SqliteDatabase } from './sqlite-database.js';
+import type { WriteContext } from './transaction-writer.js';
+
+/** A record the upstream sent that failed validation. */
+export interface QuarantinedRecord {
+  readonly resource: 'cards' | 'transactions' | 'offerings' | 'merchant_balance';
+  readonly recordId?: string | undefined;
+  readonly reason: string;
+  readonly raw: unknown;
+}
+
+/**
+ * Keeps malformed upstream records with their raw JSON and the reason, once per distinct raw
+ * record (seen again: `seen_count` and `last_seen_at` move), so nothing the upstream sent is
+ * lost and the run goes on.
+ */
+export class QuarantineWriter {
+  readonly #db: SqliteDatabase;
+
+  constructor(db: SqliteDatabase) {
+    this.#db = db;
+  }
+
+  /** Quarantine `records`; call inside the caller's transaction. Returns how many were new. */
+  write(records: Iterable<QuarantinedRecord>, context: WriteContext): number {
+    const upsert = this.#db.prepare(
+      `INSERT INTO quarantine (merchant_id, resource, record_id, reason, raw_json, raw_sha256,
+         first_seen_at, last_seen_at, last_run_id)
+       VALUES (@merchantId, @resource, @recordId, @reason, @raw, @sha, @at, @at, @runId)
+       ON CONFLICT (merchant_id, resource, raw_sha256) DO UPDATE SET
+         last_seen_at = excluded.last_seen_at, last_run_id = excluded.last_run_id,
+         seen_count = quarantine.seen_count + 1, reason = excluded.reason, resolved_at = NULL
+       RETURNING seen_count`,
+    );
+    let fresh = 0;
+    for (const record of records) {
+      const raw = JSON.stringify(record.raw) ?? 'null';
+      const row = upsert.get({
+        merchantId: context.merchantId,
+        resource: record.resource,
+        recordId: record.recordId ?? null,
+        reason: record.reason,
+        raw,
+        sha: createHash('sha256').update(raw).digest('hex'),
+        at: context.observedAt,
+        runId: context.runId,
+      }) as { seen_count: number };
+      if (row.seen_count === 1) fresh += 1;
+    }
+    return fresh;
+  }
+
+  /**
+   * Mark resolved the quarantined cards and transactions of a merchant that the mirror now
+   * holds in a valid form and that this run did not see malformed again.
+   */
+  resolveRepaired(context: WriteContext): number {
+    return this.#db
+      .prepare(
+        `UPDATE quarantine SET resolved_at = @at
+         WHERE merchant_id = @merchantId AND resolved_at IS NULL AND last_run_id <> @runId
+           AND ((resource = 'transactions'
+                 AND record_id IN (SELECT transaction_id FROM transactions))
+             OR (resource = 'cards' AND record_id IN (SELECT card_id FROM cards)))`,
+      )
+      .run({ at: context.observedAt, merchantId: context.merchantId, runId: context.runId })
+      .changes;
+  }
+}

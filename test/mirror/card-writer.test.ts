@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { CardWriter } from '../../src/mirror/card-writer.js';
+import { card, context, useTempMirrors } from './mirror-fixtures.js';
+
+const temp = useTempMirrors();
+
+const RUN1 = context('run-1', '2026-02-01T02:00:00.000Z');
+const RUN2 = context('run-2', '2026-02-02T02:00:00.000Z');
+const RUN3 = context('run-3', '2026-02-03T02:00:00.000Z');
+
+interface HistoryRow {
+  runId: string;
+  status: string;
+  balance: string;
+  balanceMinor: number | null;
+  observedAt: string;
+}
+
+function setup() {
+  const mirror = temp.open();
+  const writer = new CardWriter(mirror.db);
+  const row = (id = 'card-1') =>
+    mirror.db.prepare('SELECT * FROM cards WHERE card_id = ?').get(id) as Record<string, unknown>;
+  const history = (id = 'card-1') =>
+    mirror.db
+      .prepare(
+        `SELECT run_id AS runId, status, balance, balance_minor AS balanceMinor,
+           observed_at AS observedAt
+         FROM card_history WHERE card_id = ? ORDER BY rowid`,
+      )
+      .all(id) as HistoryRow[];
+  return { writer, row, history };
+}
+
+describe('CardWriter', () => {
+  it('inserts a new card, counts it inserted and adds its first card_history row', () => {
+    const { writer, row, history } = setup();
+    expect(writer.write([card()], RUN1)).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
+    expect(row()).toEqual({
+      card_id: 'card-1',
+      merchant_id: 'm-1',
+      card_offering_id: 'off-1',
+      last_four: '4242',
+      status: 'ACTIVE',
+      balance: '100.00',
+      balance_minor: 10_000,
+      currency: 'USD',
+      created_at: '2026-01-01T00:00:00.000Z',
+      observed_at: RUN1.observedAt,
+      first_seen_at: RUN1.observedAt,
+      updated_at: RUN1.observedAt,
+      last_seen_run_id: 'run-1',
+    });
+    expect(history()).toEqual([
+      {
+        runId: 'run-1',
+        status: 'ACTIVE',
+        balance: '100.00',
+        balanceMinor: 10_000,
+        observedAt: RUN1.observedAt,
+      },
+    ]);
+  });
+
+  it('stamps an unchanged card with the new read and run but adds no history', () => {
+    const { writer, row, history } = setup();
+    writer.write([card()], RUN1);
+    expect(writer.write([card()], RUN2)).toEqual({ inserted: 0, updated: 0, unchanged: 1 });
+    expect(row()).toMatchObject({
+      observed_at: RUN2.observedAt,
+      last_seen_run_id: 'run-2',
+      first_seen_at: RUN1.observedAt,
+      updated_at: RUN1.observedAt,
+    });
+    expect(history()).toHaveLength(1);
+  });
+
+  it('counts a balance change updated and adds exactly one history row for it', () => {
+    const { writer, row, history } = setup();
+    writer.write([card()], RUN1);
+    writer.write([card()], RUN2);
+    expect(writer.write([card({ balance: '75.50' })], RUN3)).toEqual({
+      inserted: 0,
+      updated: 1,
+      unchanged: 0,
+    });
+    expect(row()).toMatchObject({
+      balance: '75.50',
+      balance_minor: 7550,
+      updated_at: RUN3.observedAt,
+      observed_at: RUN3.observedAt,
+      last_seen_run_id: 'run-3',
+    });
+    expect(history().map((h) => [h.runId, h.balance])).toEqual([
+      ['run-1', '100.00'],
+      ['run-3', '75.50'],
+    ]);
+  });
+
+  it('counts a status change updated and records the new status in history', () => {
+    const { writer, history } = setup();
+    writer.write([card()], RUN1);
+    expect(writer.write([card({ status: 'FROZEN' })], RUN2).updated).toBe(1);
+    expect(history().map((h) => h.status)).toEqual(['ACTIVE', 'FROZEN']);
+  });
+
+  it('counts inserted, updated and unchanged cards of one batch apart', () => {
+    const { writer } = setup();
+    writer.write([card({ cardId: 'a' }), card({ cardId: 'b' })], RUN1);
+    const counts = writer.write(
+      [card({ cardId: 'a' }), card({ cardId: 'b', balance: '1.00' }), card({ cardId: 'c' })],
+      RUN2,
+    );
+    expect(counts).toEqual({ inserted: 1, updated: 1, unchanged: 1 });
+  });
+
+  it('counts a card read twice at the same instant (a re-read list) inserted only once', () => {
+    const { writer, history } = setup();
+    expect(writer.write([card()], RUN1)).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
+    expect(writer.write([card()], RUN1)).toEqual({ inserted: 0, updated: 0, unchanged: 1 });
+    expect(writer.write([card({ balance: '90.00' })], RUN1)).toEqual({
+      inserted: 0,
+      updated: 1,
+      unchanged: 0,
+    });
+    expect(history()).toHaveLength(2);
+  });
+
+  it('writes the merchant of the context and NULL balance_minor for a too-precise balance', () => {
+    const { writer, row } = setup();
+    writer.write([card({ balance: '10.001' })], context('run-1', RUN1.observedAt, 'm-9'));
+    expect(row()).toMatchObject({ merchant_id: 'm-9', balance: '10.001', balance_minor: null });
+  });
+});

@@ -1,0 +1,275 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { MirrorDatabase } from '../../src/mirror/mirror-schema.js';
+import { openMirror } from '../../src/mirror/open-mirror.js';
+import { mirrorErrorOf, useTempMirrors } from './mirror-fixtures.js';
+
+const temp = useTempMirrors();
+
+/**
+ * Every column of every table as `mirror-schema.ts` types it. The mapped type makes this
+ * literal exhaustive and exact: a column added to or dropped from the kysely types without
+ * updating this list fails the type check, and the test below compares it with the SQL.
+ */
+const TYPED_COLUMNS: { [T in keyof MirrorDatabase]: { [C in keyof MirrorDatabase[T]]-?: true } } = {
+  merchants: {
+    merchant_id: true,
+    source: true,
+    base_url: true,
+    currency: true,
+    first_seen_at: true,
+    updated_at: true,
+  },
+  offerings: {
+    id: true,
+    merchant_id: true,
+    name: true,
+    network: true,
+    type: true,
+    currency: true,
+    min_load_amount: true,
+    min_load_amount_minor: true,
+    max_load_amount: true,
+    max_load_amount_minor: true,
+    issuance_fee: true,
+    issuance_fee_minor: true,
+    deposit_fee_percent: true,
+    requires_holder: true,
+    version: true,
+    first_seen_at: true,
+    updated_at: true,
+    last_seen_at: true,
+  },
+  offering_versions: {
+    id: true,
+    version: true,
+    merchant_id: true,
+    name: true,
+    network: true,
+    type: true,
+    currency: true,
+    min_load_amount: true,
+    min_load_amount_minor: true,
+    max_load_amount: true,
+    max_load_amount_minor: true,
+    issuance_fee: true,
+    issuance_fee_minor: true,
+    deposit_fee_percent: true,
+    requires_holder: true,
+    observed_at: true,
+    run_id: true,
+  },
+  cards: {
+    card_id: true,
+    merchant_id: true,
+    card_offering_id: true,
+    last_four: true,
+    status: true,
+    balance: true,
+    balance_minor: true,
+    currency: true,
+    created_at: true,
+    observed_at: true,
+    first_seen_at: true,
+    updated_at: true,
+    last_seen_run_id: true,
+  },
+  card_history: {
+    card_id: true,
+    merchant_id: true,
+    run_id: true,
+    status: true,
+    balance: true,
+    balance_minor: true,
+    observed_at: true,
+  },
+  transactions: {
+    transaction_id: true,
+    merchant_id: true,
+    card_id: true,
+    trade_no: true,
+    type: true,
+    status: true,
+    amount: true,
+    amount_minor: true,
+    fee: true,
+    fee_minor: true,
+    currency: true,
+    merchant_name: true,
+    created_at: true,
+    first_seen_at: true,
+    updated_at: true,
+    updated_run_id: true,
+  },
+  transaction_status_changes: {
+    transaction_id: true,
+    merchant_id: true,
+    from_status: true,
+    to_status: true,
+    observed_at: true,
+    run_id: true,
+  },
+  merchant_balances: {
+    snapshot_id: true,
+    merchant_id: true,
+    run_id: true,
+    balance: true,
+    balance_minor: true,
+    currency: true,
+    observed_at: true,
+  },
+  missing_cards: {
+    card_id: true,
+    merchant_id: true,
+    answer: true,
+    checked_at: true,
+    run_id: true,
+  },
+  quarantine: {
+    quarantine_id: true,
+    merchant_id: true,
+    resource: true,
+    record_id: true,
+    reason: true,
+    raw_json: true,
+    raw_sha256: true,
+    first_seen_at: true,
+    last_seen_at: true,
+    last_run_id: true,
+    seen_count: true,
+    resolved_at: true,
+  },
+  sync_runs: {
+    run_id: true,
+    command: true,
+    started_at: true,
+    finished_at: true,
+    outcome: true,
+    exit_code: true,
+    cutoff: true,
+    pid: true,
+    host: true,
+    summary: true,
+    error: true,
+  },
+  sync_windows: {
+    run_id: true,
+    merchant_id: true,
+    kind: true,
+    start_at: true,
+    end_at: true,
+    filter: true,
+    expected: true,
+    fetched: true,
+    upserted: true,
+    attempts: true,
+    duration_ms: true,
+    outcome: true,
+    finished_at: true,
+  },
+  sync_progress: { merchant_id: true, start_at: true, end_at: true },
+  run_lock: {
+    lock_id: true,
+    run_id: true,
+    pid: true,
+    host: true,
+    acquired_at: true,
+    heartbeat_at: true,
+  },
+  schema_migrations: { version: true, name: true, applied_at: true },
+};
+
+const TABLES = Object.keys(TYPED_COLUMNS) as (keyof MirrorDatabase)[];
+
+describe('openMirror', () => {
+  it('creates the file in WAL mode with a busy timeout', () => {
+    const mirror = temp.open('nested/dir/mirror.sqlite');
+    expect(mirror.file).toBe(join(temp.dir(), 'nested/dir/mirror.sqlite'));
+    expect(mirror.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(mirror.db.pragma('busy_timeout', { simple: true })).toBe(10_000);
+  });
+
+  it('takes the busy timeout from the options', async () => {
+    const mirror = openMirror(join(temp.dir(), 'short.sqlite'), { busyTimeoutMs: 250 });
+    temp.defer(() => mirror.close());
+    expect(mirror.db.pragma('busy_timeout', { simple: true })).toBe(250);
+  });
+
+  it('refuses a directory with MIRROR_UNOPENABLE', () => {
+    mirrorErrorOf(() => openMirror(temp.dir()), 'MIRROR_UNOPENABLE');
+  });
+
+  it('refuses a path under a regular file with MIRROR_UNOPENABLE', () => {
+    const file = join(temp.dir(), 'plain-file');
+    writeFileSync(file, 'not a folder');
+    const error = mirrorErrorOf(() => openMirror(join(file, 'mirror.sqlite')), 'MIRROR_UNOPENABLE');
+    expect(error.message).toContain(join(file, 'mirror.sqlite'));
+    expect(error.cause).toBeDefined();
+  });
+
+  it('refuses a file that is not SQLite with MIRROR_UNOPENABLE', () => {
+    const file = join(temp.dir(), 'garbage.sqlite');
+    writeFileSync(file, 'this is not a database '.repeat(100));
+    mirrorErrorOf(() => openMirror(file), 'MIRROR_UNOPENABLE');
+  });
+
+  it('declares in mirror-schema.ts exactly the tables and columns the migrations create', () => {
+    const mirror = temp.open();
+    const tables = mirror.db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .pluck()
+      .all() as string[];
+    expect(tables).toEqual([...TABLES].sort());
+    for (const table of TABLES) {
+      const columns = mirror.db
+        .prepare(`SELECT name FROM pragma_table_info('${table}') ORDER BY name`)
+        .pluck()
+        .all() as string[];
+      expect({ table, columns }).toEqual({
+        table,
+        columns: Object.keys(TYPED_COLUMNS[table]).sort(),
+      });
+    }
+  });
+
+  it('lets kysely select, typed, from every table', async () => {
+    const mirror = temp.open();
+    const k = mirror.kysely;
+    const results = await Promise.all([
+      k.selectFrom('merchants').select(['merchant_id', 'currency']).execute(),
+      k.selectFrom('offerings').select(['id', 'version', 'issuance_fee_minor']).execute(),
+      k.selectFrom('offering_versions').select(['id', 'version', 'run_id']).execute(),
+      k.selectFrom('cards').select(['card_id', 'balance', 'balance_minor']).execute(),
+      k.selectFrom('card_history').select(['card_id', 'run_id', 'observed_at']).execute(),
+      k.selectFrom('transactions').select(['transaction_id', 'amount', 'amount_minor']).execute(),
+      k
+        .selectFrom('transaction_status_changes')
+        .select(['transaction_id', 'from_status', 'to_status'])
+        .execute(),
+      k.selectFrom('merchant_balances').select(['snapshot_id', 'balance']).execute(),
+      k.selectFrom('missing_cards').select(['card_id', 'answer']).execute(),
+      k.selectFrom('quarantine').select(['quarantine_id', 'seen_count', 'resolved_at']).execute(),
+      k.selectFrom('sync_runs').select(['run_id', 'outcome']).execute(),
+      k.selectFrom('sync_windows').select(['run_id', 'kind', 'outcome']).execute(),
+      k.selectFrom('sync_progress').select(['merchant_id', 'start_at', 'end_at']).execute(),
+      k.selectFrom('run_lock').select(['run_id', 'heartbeat_at']).execute(),
+      k.selectFrom('schema_migrations').select(['version', 'name']).execute(),
+    ]);
+    expect(results).toHaveLength(TABLES.length);
+    const [, , , , , , , , , , , , , , migrations] = results;
+    expect(migrations[0]).toEqual({ version: 1, name: 'mirror' });
+    for (const table of TABLES) {
+      await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
+    }
+  });
+
+  it('closes both the raw handle and kysely', async () => {
+    const mirror = openMirror(join(temp.dir(), 'closing.sqlite'));
+    await mirror.close();
+    expect(mirror.db.open).toBe(false);
+    await mirror.close();
+  });
+});
