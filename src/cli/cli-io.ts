@@ -4,4 +4,12 @@ export interface CliIo {
   stderr(text: string): void;
   /** Resolves on the first SIGINT or SIGTERM. */
   untilStopped(): Promise<void>;
+  /** Aborted on the first SIGINT or SIGTERM. */
+  readonly signal: AbortSignal;
+  /** The environment variables (job-interface.md names them). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where relative paths resolve. */
+  readonly cwd: string;
+  /** True when stderr is a terminal: progress is drawn there. */
+  readonly stderrIsTTY: boolean;
 }

@@ -25,5 +25,9 @@ const code = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   untilStopped,
+  signal: stop.signal,
+  env: process.env,
+  cwd: process.cwd(),
+  stderrIsTTY: process.stderr.isTTY === true,
 });
 process.exitCode = code;

@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import type { CliIo } from './cli-io.js';
 import { registerOpenApiCommand } from './commands/openapi-command.js';
 import { registerSandboxCommand } from './commands/sandbox-command.js';
+import { registerSyncCommand } from './commands/sync-command.js';
 import { EXIT, ExitError } from './exit-codes.js';
 
 /** The `cardsync` command tree. */
@@ -15,6 +16,7 @@ export function buildProgram(io: CliIo): Command {
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .exitOverride();
+  registerSyncCommand(program, io);
   registerSandboxCommand(program, io);
   registerOpenApiCommand(program, io);
   for (const command of program.commands)

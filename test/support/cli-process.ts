@@ -67,5 +67,7 @@ export function startCliProcess(args: readonly string[], env: NodeJS.ProcessEnv 
       reject(new Error(`cardsync exited with ${code} before printing a line: ${err}`)),
     );
   });
+  // A process that is killed or ends before a line is no error unless someone waits for it.
+  line.catch(() => {});
   return { child, stdout: () => out, stderr: () => err, firstLine: () => line, exited: () => exit };
 }

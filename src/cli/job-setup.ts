@@ -1,0 +1,77 @@
+import type { Logger } from 'pino';
+import { CardIssuingClient, ClientConfigError } from '../api/index.js';
+import { ConfigError, type ConfigFlags, type JobConfig, loadJobConfig } from '../config/index.js';
+import { MirrorError } from '../mirror/mirror-error.js';
+import { type Mirror, openMirror } from '../mirror/open-mirror.js';
+import type { SyncSource } from '../sync/run-sync.js';
+import type { SyncSettings } from '../sync/sync-context.js';
+import type { CliIo } from './cli-io.js';
+import { EXIT, ExitError, UsageError } from './exit-codes.js';
+
+/** Read the configuration; a bad value is a usage error naming its key, and nothing is touched. */
+export async function loadConfig(
+  io: CliIo,
+  flags: ConfigFlags,
+  requireUpstream: boolean,
+): Promise<JobConfig> {
+  try {
+    return await loadJobConfig({ env: io.env, cwd: io.cwd, flags, requireUpstream });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** A client per configured merchant; a bad base URL is a usage error before any request. */
+export function buildSources(
+  config: JobConfig,
+  logger: Logger,
+): { sources: SyncSource[]; close: () => Promise<void> } {
+  const clients: CardIssuingClient[] = [];
+  try {
+    const sources = config.merchants.map((merchant) => {
+      const client = new CardIssuingClient({
+        baseUrl: merchant.baseUrl,
+        apiKey: merchant.apiKey,
+        ...(merchant.ca === undefined ? {} : { ca: merchant.ca }),
+        concurrency: config.sync.concurrency,
+        logger: logger.child({ source: merchant.name }),
+      });
+      clients.push(client);
+      return {
+        source: merchant.name,
+        baseUrl: merchant.baseUrl,
+        merchantId: merchant.merchantId,
+        api: client,
+      };
+    });
+    return { sources, close: async () => void (await Promise.all(clients.map((c) => c.close()))) };
+  } catch (error) {
+    void Promise.all(clients.map((c) => c.close()));
+    if (error instanceof ClientConfigError)
+      throw new UsageError(`merchant configuration: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The sync's tunables in the units the engine works in. */
+export function syncSettings(config: JobConfig): SyncSettings {
+  return {
+    concurrency: config.sync.concurrency,
+    maxPagesPerWindow: config.sync.maxPagesPerWindow,
+    lookbackMs: config.sync.lookbackHours * 3_600_000,
+    safetyLagMs: config.sync.safetyLagSeconds * 1000,
+    since: config.sync.since === undefined ? undefined : Date.parse(config.sync.since),
+  };
+}
+
+/** Open the mirror; a file that cannot be opened or is newer than this cardsync is exit 2. */
+export function openMirrorOrExit(file: string): Mirror {
+  try {
+    return openMirror(file);
+  } catch (error) {
+    if (error instanceof MirrorError)
+      throw new ExitError(EXIT.USAGE, `CARDSYNC_DB: ${error.message}`);
+    throw error;
+  }
+}

@@ -1,0 +1,97 @@
+import type { PageResult } from '../api/index.js';
+import type { Card } from '../contract/index.js';
+import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
+import { quarantineEntries } from './quarantine-entries.js';
+import type { MerchantSyncContext } from './sync-context.js';
+import type { ResourceCounts } from './sync-result.js';
+import { isoTime } from './time-range.js';
+
+const PAGE_SIZE = 100;
+const SNAPSHOT_ATTEMPTS = 4;
+
+/** The first page of the card list, read before anything else to learn the merchant's id. */
+export async function readFirstCardPage(context: MerchantSyncContext): Promise<PageResult<Card>> {
+  return context.api.listCards({ page: 1, limit: PAGE_SIZE }, { signal: context.signal });
+}
+
+/**
+ * Snapshot every card (the list has no time filter): the pages after the first in parallel,
+ * each landing as it arrives, stamped with when it was read, and the distinct ids checked
+ * against the reported total. If cards moved between pages, the list is read once more.
+ */
+export async function syncCards(
+  context: MerchantSyncContext,
+  merchantId: string,
+  firstPage: PageResult<Card>,
+): Promise<ResourceCounts> {
+  const counts: ResourceCounts = {
+    outcome: 'done',
+    fetched: 0,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    quarantined: 0,
+  };
+  let first: PageResult<Card> | null = firstPage;
+  for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
+    const page1 = first ?? (await readFirstCardPage(context));
+    first = null;
+    const { total, limit } = page1.pagination;
+    const seen = new Set<string>();
+    let stable = true;
+    const land = (page: PageResult<Card>) => {
+      if (page.pagination.total !== total || page.pagination.limit !== limit) stable = false;
+      for (const card of page.records) seen.add(card.cardId);
+      page.rejected.forEach((e, i) => {
+        seen.add(e.recordId ?? `page${page.pagination.page}#${i}`);
+      });
+      landCards(context, merchantId, page, counts);
+    };
+    land(page1);
+    const pages = Math.ceil(total / limit);
+    await Promise.all(
+      Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
+        context.api
+          .listCards({ page: i + 2, limit }, { signal: context.signal })
+          .then((page) => land(page)),
+      ),
+    );
+    if (stable && seen.size === total) return counts;
+    context.logger.warn(
+      { merchantId, attempt, total, distinct: seen.size },
+      'the card list changed while it was read',
+    );
+  }
+  // Every card seen has landed; one the list hid under persistent drift comes next run, or
+  // through /cards/info if a transaction names it.
+  return counts;
+}
+
+function landCards(
+  context: MerchantSyncContext,
+  merchantId: string,
+  page: PageResult<Card>,
+  counts: ResourceCounts,
+): void {
+  const write = { merchantId, runId: context.runId, observedAt: isoTime(context.clock()) };
+  const foreign = page.records.filter((card) => card.merchantId !== merchantId);
+  const mine = page.records.filter((card) => card.merchantId === merchantId);
+  const quarantined: QuarantinedRecord[] = [
+    ...quarantineEntries('cards', page.rejected),
+    ...foreign.map((card) => ({
+      resource: 'cards' as const,
+      recordId: card.cardId,
+      reason: `card of merchant ${card.merchantId}, not ${merchantId}`,
+      raw: card,
+    })),
+  ];
+  context.writers.atomically(() => {
+    const written = context.writers.cards.write(mine, write);
+    counts.inserted += written.inserted;
+    counts.updated += written.updated;
+    counts.unchanged += written.unchanged;
+    counts.quarantined += context.writers.quarantine.write(quarantined, write);
+  });
+  counts.fetched += page.records.length + page.rejected.length;
+  context.progress.advance(page.records.length);
+}

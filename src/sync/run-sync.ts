@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { acquireMirrorLock } from '../mirror/mirror-lock.js';
+import { createMirrorWriters } from '../mirror/mirror-writers.js';
+import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import { syncMerchant } from './merchant-sync.js';
+import { type ProgressSink, SILENT_PROGRESS } from './progress-sink.js';
+import type { SyncApi, SyncSettings } from './sync-context.js';
+import type { MerchantSyncResult, SyncOutcome, SyncResult } from './sync-result.js';
+import { isoTime } from './time-range.js';
+
+/** One configured merchant and the client that reads it. */
+export interface SyncSource {
+  readonly source: string;
+  readonly baseUrl: string;
+  readonly merchantId?: string | undefined;
+  readonly api: SyncApi;
+}
+
+/** Dependencies and options of {@link runSync}. */
+export interface RunSyncOptions {
+  readonly db: SqliteDatabase;
+  readonly sources: readonly SyncSource[];
+  readonly settings: SyncSettings;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+  readonly clock?: () => number;
+  readonly progress?: ProgressSink;
+  readonly runId?: string;
+  /** The command recorded in `sync_runs` (`sync`, or `run` for the nightly job). */
+  readonly command?: string;
+  /** The exit code to record for each outcome (the CLI owns the numbers). */
+  readonly exitCodes: Readonly<Record<SyncOutcome, number>>;
+}
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Make the mirror equal to the upstream for every source: take the single-writer lock, record
+ * the run, sync each merchant, record how it ended, release the lock. Upstream failures end
+ * in an outcome, never a throw; a mirror failure throws after marking the run `failed`.
+ * @throws MirrorError MIRROR_LOCKED when another run holds the lock.
+ */
+export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
+  const clock = options.clock ?? Date.now;
+  // Every request in flight listens to the signal; hundreds may be queued at once.
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  const forward = () => stop.abort(options.signal.reason);
+  if (options.signal.aborted) forward();
+  else options.signal.addEventListener('abort', forward, { once: true });
+  const signal = stop.signal;
+  const runId = options.runId ?? newRunId(clock());
+  const writers = createMirrorWriters(options.db);
+  const logger = options.logger.child({ module: 'sync', runId });
+  const lock = acquireMirrorLock(options.db, { runId, now: clock });
+  if (lock.replaced)
+    logger.warn({ previous: lock.replaced }, 'took over the lock of a run that had died');
+  const heartbeat = setInterval(() => lock.heartbeat(), HEARTBEAT_MS);
+  heartbeat.unref();
+  const started = clock();
+  writers.runs.start({
+    runId,
+    command: options.command ?? 'sync',
+    startedAt: isoTime(started),
+    pid: process.pid,
+    host: hostname(),
+  });
+  const crashed = writers.runs.markCrashed(runId, isoTime(started));
+  if (crashed > 0) logger.warn({ crashed }, 'earlier runs had died; this run resumes their work');
+  const merchants: MerchantSyncResult[] = [];
+  let cutoff: number | null = null;
+  try {
+    for (const source of options.sources) {
+      if (signal.aborted) break;
+      const result = await syncMerchant(
+        {
+          api: source.api,
+          writers,
+          runId,
+          source: source.source,
+          baseUrl: source.baseUrl,
+          logger: logger.child({ source: source.source }),
+          signal,
+          settings: options.settings,
+          clock,
+          progress: options.progress ?? SILENT_PROGRESS,
+        },
+        {
+          merchantId: source.merchantId,
+          onCutoff: (at) => {
+            if (cutoff === null) {
+              cutoff = at;
+              writers.runs.setCutoff(runId, isoTime(at));
+            }
+          },
+        },
+      );
+      merchants.push(result);
+      logger.info({ result }, 'merchant synced');
+    }
+    const outcome = overallOutcome(merchants, signal, options.sources.length);
+    const finished = clock();
+    const result: SyncResult = {
+      runId,
+      startedAt: isoTime(started),
+      finishedAt: isoTime(finished),
+      cutoff: cutoff === null ? null : isoTime(cutoff),
+      outcome,
+      durationMs: finished - started,
+      merchants,
+    };
+    writers.runs.finish({
+      runId,
+      finishedAt: result.finishedAt,
+      outcome: outcome === 'unauthorized' ? 'failed' : outcome,
+      exitCode: options.exitCodes[outcome],
+      summary: merchants,
+      error: merchants.find((m) => m.error)?.error?.message,
+    });
+    return result;
+  } catch (error) {
+    writers.runs.finish({
+      runId,
+      finishedAt: isoTime(clock()),
+      outcome: 'failed',
+      exitCode: 1,
+      summary: merchants,
+      error: (error as Error).message,
+    });
+    throw error;
+  } finally {
+    options.signal.removeEventListener('abort', forward);
+    clearInterval(heartbeat);
+    lock.release();
+  }
+}
+
+function overallOutcome(
+  merchants: readonly MerchantSyncResult[],
+  signal: AbortSignal,
+  expected: number,
+): SyncOutcome {
+  if (merchants.some((m) => m.outcome === 'unauthorized')) return 'unauthorized';
+  if (signal.aborted || merchants.some((m) => m.outcome === 'interrupted')) return 'interrupted';
+  if (merchants.length < expected || merchants.some((m) => m.outcome === 'incomplete'))
+    return 'incomplete';
+  return 'done';
+}
+
+/** A run id that sorts by time and names a folder safely, e.g. `20261121T020000Z-3f9a1c`. */
+export function newRunId(at: number): string {
+  const stamp = new Date(at)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}

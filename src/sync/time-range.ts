@@ -1,0 +1,62 @@
+/** A closed range of `createdAt` instants, in epoch milliseconds: `start <= t <= end`. */
+export interface TimeRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Sort and merge ranges that overlap or touch (`a.end + 1 >= b.start`). */
+export function mergeRanges(ranges: readonly TimeRange[]): TimeRange[] {
+  const sorted = ranges.filter((r) => r.end >= r.start).sort((a, b) => a.start - b.start);
+  const merged: TimeRange[] = [];
+  for (const range of sorted) {
+    const last = merged.at(-1);
+    if (last && range.start <= last.end + 1)
+      merged[merged.length - 1] = { start: last.start, end: Math.max(last.end, range.end) };
+    else merged.push(range);
+  }
+  return merged;
+}
+
+/** The parts of `range` that no range of `done` covers. */
+export function subtractRanges(range: TimeRange, done: readonly TimeRange[]): TimeRange[] {
+  const gaps: TimeRange[] = [];
+  let cursor = range.start;
+  for (const covered of mergeRanges(done)) {
+    if (covered.end < cursor) continue;
+    if (covered.start > range.end) break;
+    if (covered.start > cursor) gaps.push({ start: cursor, end: covered.start - 1 });
+    cursor = Math.max(cursor, covered.end + 1);
+    if (cursor > range.end) break;
+  }
+  if (cursor <= range.end) gaps.push({ start: cursor, end: range.end });
+  return gaps;
+}
+
+/**
+ * Cut `range` into at most `parts` consecutive pieces of about equal length that share their
+ * boundaries (`[a, m]`, `[m, b]`), so a record exactly on a boundary is read by both sides
+ * whatever the upstream's inclusiveness. A range of one instant cannot be cut.
+ */
+export function splitRange(range: TimeRange, parts: number): TimeRange[] {
+  const width = range.end - range.start;
+  const count = Math.max(1, Math.min(Math.floor(parts), width));
+  if (count < 2) return [range];
+  const pieces: TimeRange[] = [];
+  let start = range.start;
+  for (let i = 1; i <= count; i++) {
+    const end = i === count ? range.end : range.start + Math.floor((width * i) / count);
+    pieces.push({ start, end });
+    start = end;
+  }
+  return pieces;
+}
+
+/** True when {@link splitRange} can cut the range. */
+export function canSplit(range: TimeRange): boolean {
+  return range.end - range.start >= 2;
+}
+
+/** ISO 8601 UTC text with milliseconds. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,132 @@
+import type { MalformedRecordError, PageResult } from '../api/index.js';
+import type { ListTransactionsQuery, Transaction } from '../contract/index.js';
+import { canSplit, isoTime, splitRange, type TimeRange } from './time-range.js';
+
+/** The part of the API client a window needs. */
+export interface TransactionLister {
+  listTransactions(
+    query: ListTransactionsQuery,
+    options?: { signal?: AbortSignal },
+  ): Promise<PageResult<Transaction>>;
+}
+
+/** Filters besides the time range (the unsettled re-check and card lookups use them). */
+export type WindowFilter = Pick<ListTransactionsQuery, 'cardId' | 'type' | 'status'>;
+
+/** A window to read: a time range and optional filters. */
+export interface WindowQuery {
+  readonly range: TimeRange;
+  readonly filter?: WindowFilter;
+}
+
+/** Options of {@link fetchWindow}. */
+export interface WindowFetchOptions {
+  /** A window whose first page reports more pages than this is split before paging. */
+  readonly maxPages: number;
+  readonly signal?: AbortSignal;
+  /** Requests per page (the upstream may answer with fewer; `pagination.limit` is believed). */
+  readonly pageSize?: number;
+}
+
+/** A window read whole: every record the upstream counted, each once. */
+export interface FetchedWindow {
+  readonly kind: 'fetched';
+  readonly rows: ReadonlyMap<string, Transaction>;
+  readonly rejected: readonly MalformedRecordError[];
+  /** The upstream's total for the window on the last attempt. */
+  readonly expected: number;
+  readonly attempts: number;
+  /** False when drift never settled and the window could not be cut any finer. */
+  readonly verified: boolean;
+}
+
+/** A window too large (or too unstable) to page: read these parts instead. */
+export interface SplitWindow {
+  readonly kind: 'split';
+  readonly parts: readonly TimeRange[];
+  readonly expected: number;
+  readonly attempts: number;
+}
+
+const MAX_PARTS = 64;
+const ATTEMPTS_BEFORE_SPLIT = 2;
+const ATTEMPTS_UNSPLITTABLE = 4;
+
+/**
+ * Read one window of transactions. The first page gives the upstream's count and its real
+ * page size; a window of more than `maxPages` pages is split in proportion before paging, so
+ * no deep offsets are ever read. Otherwise the remaining pages are fetched concurrently (the
+ * client bounds how many are in flight) and the distinct ids must equal the reported total:
+ * records that moved between pages while we read (drift) show up as a shortfall or a changed
+ * total, and the window is read again, then split.
+ *
+ * The query widens the range by 1 ms on both sides, so the result does not depend on whether
+ * the upstream's time filters are inclusive (reference-model section 7).
+ */
+export async function fetchWindow(
+  lister: TransactionLister,
+  window: WindowQuery,
+  options: WindowFetchOptions,
+): Promise<FetchedWindow | SplitWindow> {
+  const rows = new Map<string, Transaction>();
+  const rejected = new Map<string, MalformedRecordError>();
+  const pageSize = options.pageSize ?? 100;
+  const base: ListTransactionsQuery = {
+    ...window.filter,
+    startTime: isoTime(window.range.start - 1),
+    endTime: isoTime(window.range.end + 1),
+  };
+  const call = { signal: options.signal };
+  let expected = 0;
+  for (let attempt = 1; ; attempt++) {
+    const first = await lister.listTransactions({ ...base, page: 1, limit: pageSize }, call);
+    expected = first.pagination.total;
+    const limit = first.pagination.limit;
+    const pageCount = Math.ceil(expected / limit);
+    if (pageCount > options.maxPages && canSplit(window.range)) {
+      const parts = Math.min(MAX_PARTS, Math.ceil(pageCount / options.maxPages));
+      return { kind: 'split', parts: splitRange(window.range, parts), expected, attempts: attempt };
+    }
+    const rest = await Promise.all(
+      Array.from({ length: Math.max(0, pageCount - 1) }, (_, i) =>
+        lister.listTransactions({ ...base, page: i + 2, limit }, call),
+      ),
+    );
+    const seen = new Set<string>();
+    let stable = true;
+    for (const page of [first, ...rest]) {
+      if (page.pagination.total !== expected || page.pagination.limit !== limit) stable = false;
+      for (const row of page.records) {
+        seen.add(row.transactionId);
+        rows.set(row.transactionId, row);
+      }
+      page.rejected.forEach((error, index) => {
+        const id = error.recordId ?? `page${page.pagination.page}#${index}`;
+        seen.add(id);
+        rejected.set(id, error);
+      });
+    }
+    // A record fixed upstream between attempts is no longer malformed.
+    for (const id of rows.keys()) rejected.delete(id);
+    if (stable && seen.size === expected)
+      return {
+        kind: 'fetched',
+        rows,
+        rejected: [...rejected.values()],
+        expected,
+        attempts: attempt,
+        verified: true,
+      };
+    if (attempt >= ATTEMPTS_BEFORE_SPLIT && canSplit(window.range))
+      return { kind: 'split', parts: splitRange(window.range, 2), expected, attempts: attempt };
+    if (attempt >= ATTEMPTS_UNSPLITTABLE)
+      return {
+        kind: 'fetched',
+        rows,
+        rejected: [...rejected.values()],
+        expected,
+        attempts: attempt,
+        verified: false,
+      };
+  }
+}

@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliProcess } from '../support/cli-process.js';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
+
+describe('cardsync sync on bad input', () => {
+  let t: TestSandbox;
+  let dir: string;
+  let db: string;
+  let good: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await startTestSandbox({ merchants: 1, seed: 'sync-cli' });
+    dir = await mkdtemp(join(tmpdir(), 'cardsync-sync-cli-'));
+    db = join(dir, 'data', 'mirror.sqlite');
+    good = {
+      CARDSYNC_BASE_URL: t.sandbox.baseUrl,
+      CARDSYNC_API_KEY: t.sandbox.merchants[0]!.apiKey,
+      CARDSYNC_CA_FILE: t.sandbox.caFile,
+      CARDSYNC_DB: db,
+      CARDSYNC_API_KEY_FILE: '',
+    };
+  });
+  afterAll(async () => {
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const cases: [string, () => Record<string, string>, string[], RegExp][] = [
+    [
+      'an http:// base URL',
+      () => ({ ...good, CARDSYNC_BASE_URL: 'http://localhost:1' }),
+      [],
+      /CARDSYNC_BASE_URL.*https:\/\//,
+    ],
+    ['a missing key', () => ({ ...good, CARDSYNC_API_KEY: '' }), [], /CARDSYNC_API_KEY/],
+    [
+      'an unreadable CA file',
+      () => ({ ...good, CARDSYNC_CA_FILE: join(dir, 'nope.pem') }),
+      [],
+      /CARDSYNC_CA_FILE/,
+    ],
+    ['an unknown flag', () => good, ['--stauts'], /unknown option '--stauts'/],
+    ['a bad number', () => good, ['--concurrency', 'many'], /--concurrency/],
+  ];
+
+  for (const [name, env, flags, message] of cases) {
+    it(`exits 2 with one line naming ${name}, and writes nothing`, async () => {
+      const result = await runCliProcess(['sync', ...flags], env());
+      expect(result.code).toBe(2);
+      const lines = result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('(run with'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+      expect(result.stderr).not.toContain(good.CARDSYNC_API_KEY);
+      expect(existsSync(db)).toBe(false);
+    });
+  }
+
+  it('exits 3 when the upstream refuses the key, without printing the key', async () => {
+    const result = await runCliProcess(['sync'], { ...good, CARDSYNC_API_KEY: 'sk_test_wrong' });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/refused the key/);
+    expect(result.stderr + result.stdout).not.toContain('sk_test_wrong');
+  });
+
+  it('syncs and prints a JSON result with --json, exit 0', async () => {
+    const result = await runCliProcess(['sync', '--json'], good);
+    expect(result.code, result.stderr).toBe(0);
+    const parsed = JSON.parse(result.stdout) as { outcome: string; merchants: unknown[] };
+    expect(parsed.outcome).toBe('done');
+    expect(parsed.merchants).toHaveLength(1);
+    expect(result.stderr + result.stdout).not.toContain(good.CARDSYNC_API_KEY);
+  });
+
+  it('reads the key from CARDSYNC_API_KEY_FILE', async () => {
+    const keyFile = join(dir, 'key');
+    await writeFile(keyFile, `${good.CARDSYNC_API_KEY}\n`);
+    const result = await runCliProcess(['sync', '--json'], {
+      ...good,
+      CARDSYNC_API_KEY: '',
+      CARDSYNC_API_KEY_FILE: keyFile,
+    });
+    expect(result.code, result.stderr).toBe(0);
+  });
+});

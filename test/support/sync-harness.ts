@@ -1,0 +1,88 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CardIssuingClient, type CardIssuingClientOptions } from '../../src/api/index.js';
+import { createLogger } from '../../src/log/logger.js';
+import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
+import type { SandboxOptions } from '../../src/sandbox/sandbox.js';
+import { runSync } from '../../src/sync/run-sync.js';
+import type { SyncSettings } from '../../src/sync/sync-context.js';
+import type { SyncResult } from '../../src/sync/sync-result.js';
+import { startTestSandbox, type TestSandbox } from './test-sandbox.js';
+
+/** Exit codes as the CLI records them. */
+const EXIT_CODES = { done: 0, unauthorized: 3, incomplete: 4, interrupted: 4 } as const;
+
+/** Settings small enough that a test world is split into many windows. */
+export const TEST_SETTINGS: SyncSettings = {
+  concurrency: 8,
+  maxPagesPerWindow: 4,
+  lookbackMs: 72 * 3_600_000,
+  safetyLagMs: 60_000,
+};
+
+/** A sandbox with a world, a temp mirror, and a sync that runs in this process over HTTPS. */
+export interface SyncWorld {
+  readonly t: TestSandbox;
+  readonly dir: string;
+  readonly mirrorFile: string;
+  /** Run one sync of every merchant into the mirror file. */
+  sync(options?: {
+    settings?: Partial<SyncSettings>;
+    client?: Partial<CardIssuingClientOptions>;
+    signal?: AbortSignal;
+    mirrorFile?: string;
+  }): Promise<SyncResult>;
+  /** Open the mirror (the caller closes it). */
+  openMirror(file?: string): Mirror;
+  close(): Promise<void>;
+}
+
+/** Start a sandbox with `options` (a world, faults, ...) and a temp dir for mirrors. */
+export async function startSyncWorld(options: Partial<SandboxOptions>): Promise<SyncWorld> {
+  const t = await startTestSandbox(options);
+  const dir = await mkdtemp(join(tmpdir(), 'cardsync-sync-'));
+  const mirrorFile = join(dir, 'mirror.sqlite');
+  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  return {
+    t,
+    dir,
+    mirrorFile,
+    sync: async (run = {}) => {
+      const mirror = openMirror(run.mirrorFile ?? mirrorFile);
+      const clients = t.sandbox.merchants.map(
+        (m) =>
+          new CardIssuingClient({
+            baseUrl: t.sandbox.baseUrl,
+            apiKey: m.apiKey,
+            ca: t.sandbox.caPem,
+            concurrency: run.settings?.concurrency ?? TEST_SETTINGS.concurrency,
+            retry: { baseDelayMs: 5, maxDelayMs: 50, retryAfterCapMs: 100 },
+            ...run.client,
+          }),
+      );
+      try {
+        return await runSync({
+          db: mirror.db,
+          sources: clients.map((api, i) => ({
+            source: `m${i}`,
+            baseUrl: t.sandbox.baseUrl,
+            api,
+          })),
+          settings: { ...TEST_SETTINGS, ...run.settings },
+          logger,
+          signal: run.signal ?? new AbortController().signal,
+          exitCodes: EXIT_CODES,
+        });
+      } finally {
+        await Promise.all(clients.map((c) => c.close()));
+        await mirror.close();
+      }
+    },
+    openMirror: (file) => openMirror(file ?? mirrorFile),
+    close: async () => {
+      await t.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+
+describe('a second sync of a moving world', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'sync-moving',
+      world: { cards: 200, transactions: 4000, days: 30, anomaliesPerCode: 0 },
+      activityPerSecond: 400,
+    });
+  });
+  afterAll(async () => w.close());
+
+  it('catches every new row, every status change and every late posting', async () => {
+    const world = w.t.sandbox.movingWorld!;
+    // The world moves on its own timer while the first sync reads.
+    const first = await w.sync();
+    expect(first.outcome).toBe('done');
+    world.stop();
+    // Then the night's activity: new rows, statuses moving on (old rows too), late postings
+    // that only become visible once the clock passes them.
+    expect(world.step(1500)).toBeGreaterThan(1000);
+    const before = new Database(w.mirrorFile, { readonly: true });
+    const mirrored = new Map(
+      (
+        before.prepare('SELECT transaction_id, status FROM transactions').all() as {
+          transaction_id: string;
+          status: string;
+        }[]
+      ).map((row) => [row.transaction_id, row.status]),
+    );
+    before.close();
+    await w.t.control.post('/_control/clock', { advanceMs: 10 * 60_000 });
+
+    const second = await w.sync();
+    expect(second.outcome).toBe('done');
+    expect(compareMirror(w.t.sandbox, w.mirrorFile)).toEqual(NO_DIFFERENCES);
+
+    // The night really had all three kinds of change, including on rows older than the lookback.
+    const store = w.t.sandbox.context.store.db;
+    const truth = store
+      .prepare(
+        'SELECT transaction_id, status, created_at, visible_at FROM transactions WHERE posted = 1',
+      )
+      .all() as {
+      transaction_id: string;
+      status: string;
+      created_at: number;
+      visible_at: number;
+    }[];
+    const added = truth.filter((t) => !mirrored.has(t.transaction_id));
+    const moved = truth.filter(
+      (t) => mirrored.has(t.transaction_id) && mirrored.get(t.transaction_id) !== t.status,
+    );
+    const late = added.filter((t) => t.visible_at > t.created_at);
+    const cutoff = Date.parse(second.cutoff ?? '');
+    const movedOld = moved.filter((t) => t.created_at < cutoff - 72 * 3_600_000);
+    expect(added.length).toBeGreaterThan(100);
+    expect(late.length).toBeGreaterThan(0);
+    expect(moved.length).toBeGreaterThan(50);
+    expect(movedOld.length).toBeGreaterThan(0);
+    const unsettled = second.merchants[0]!.unsettled;
+    expect(unsettled.vanished).toBe(0);
+    const db = new Database(w.mirrorFile, { readonly: true });
+    try {
+      const changes = db
+        .prepare('SELECT count(*) AS n FROM transaction_status_changes WHERE run_id = ?')
+        .get(second.runId) as { n: number };
+      expect(changes.n).toBe(moved.length);
+    } finally {
+      db.close();
+    }
+  });
+});
