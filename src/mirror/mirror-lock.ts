@@ -30,7 +30,8 @@ export interface LockOptions {
 export interface MirrorLock {
   /** The holder this lock replaced because it had died (a crashed run), if any. */
   readonly replaced: LockHolder | null;
-  heartbeat(): void;
+  /** Refresh the heartbeat; false when another run has taken the lock over since. */
+  heartbeat(): boolean;
   release(): void;
 }
 
@@ -77,7 +78,10 @@ export function acquireMirrorLock(db: SqliteDatabase, options: LockOptions): Mir
   return {
     replaced,
     heartbeat: () => {
-      db.prepare(`UPDATE run_lock SET heartbeat_at = ? ${mine}`).run(stamp(), options.runId, pid);
+      const held = db
+        .prepare(`UPDATE run_lock SET heartbeat_at = ? ${mine}`)
+        .run(stamp(), options.runId, pid);
+      return held.changes === 1;
     },
     release: () => {
       HELD_HERE.delete(options.runId);

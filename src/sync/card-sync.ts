@@ -2,6 +2,7 @@ import type { PageResult } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import { quarantineEntries } from './quarantine-entries.js';
+import { screenCards } from './record-screen.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import type { ResourceCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
@@ -75,9 +76,12 @@ function landCards(
 ): void {
   const write = { merchantId, runId: context.runId, observedAt: isoTime(context.clock()) };
   const foreign = page.records.filter((card) => card.merchantId !== merchantId);
-  const mine = page.records.filter((card) => card.merchantId === merchantId);
+  const { kept: mine, refused } = screenCards(
+    page.records.filter((card) => card.merchantId === merchantId),
+  );
   const quarantined: QuarantinedRecord[] = [
     ...quarantineEntries('cards', page.rejected),
+    ...refused,
     ...foreign.map((card) => ({
       resource: 'cards' as const,
       recordId: card.cardId,

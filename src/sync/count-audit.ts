@@ -31,11 +31,26 @@ export async function auditCounts(
   counts: TransactionCounts,
 ): Promise<AuditCounts> {
   const result: AuditCounts = { queries: 0, reread: 0, surplus: 0 };
+  // Records quarantined by this run count as present: they were read, and reading them again
+  // would not help. One quarantined by an earlier run is read again, in case it was repaired.
   const count = context.writers.db.prepare(
-    'SELECT count(*) AS n FROM transactions WHERE merchant_id = ? AND created_at BETWEEN ? AND ?',
+    `SELECT (SELECT count(*) FROM transactions
+              WHERE merchant_id = @merchantId AND created_at BETWEEN @start AND @end)
+          + (SELECT count(*) FROM quarantine
+              WHERE merchant_id = @merchantId AND resource = 'transactions'
+                AND resolved_at IS NULL AND last_run_id = @runId
+                AND json_extract(raw_json, '$.createdAt') BETWEEN @start AND @end
+                AND record_id NOT IN (SELECT transaction_id FROM transactions)) AS n`,
   );
   const mirrored = (start: number, end: number) =>
-    (count.get(merchantId, isoTime(start), isoTime(end)) as { n: number }).n;
+    (
+      count.get({
+        merchantId,
+        runId: context.runId,
+        start: isoTime(start),
+        end: isoTime(end),
+      }) as { n: number }
+    ).n;
   const rowsPerWindow = context.settings.maxPagesPerWindow * 100;
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     let level: TimeRange[] = [range];

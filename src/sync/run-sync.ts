@@ -58,7 +58,12 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
   const lock = acquireMirrorLock(options.db, { runId, now: clock });
   if (lock.replaced)
     logger.warn({ previous: lock.replaced }, 'took over the lock of a run that had died');
-  const heartbeat = setInterval(() => lock.heartbeat(), HEARTBEAT_MS);
+  const heartbeat = setInterval(() => {
+    if (lock.heartbeat()) return;
+    // Another run decided this one was dead and took the lock: stop writing at once.
+    logger.error('another run took over the lock on this mirror; stopping');
+    stop.abort(new Error('lock lost'));
+  }, HEARTBEAT_MS);
   heartbeat.unref();
   const started = clock();
   writers.runs.start({

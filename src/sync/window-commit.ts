@@ -2,6 +2,7 @@ import type { MalformedRecordError } from '../api/index.js';
 import type { Transaction } from '../contract/index.js';
 import type { WriteCounts } from '../mirror/transaction-writer.js';
 import { quarantineEntries } from './quarantine-entries.js';
+import { screenTransactions } from './record-screen.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import { isoTime, mergeRanges, type TimeRange } from './time-range.js';
 
@@ -41,9 +42,10 @@ export function commitWindow(
     observedAt: isoTime(now),
   };
   return writers.atomically(() => {
-    const counts = writers.transactions.write(window.rows, write);
+    const { kept, refused } = screenTransactions(window.rows);
+    const counts = writers.transactions.write(kept, write);
     const quarantined = writers.quarantine.write(
-      quarantineEntries('transactions', window.rejected),
+      [...quarantineEntries('transactions', window.rejected), ...refused],
       write,
     );
     if (window.markDone) {

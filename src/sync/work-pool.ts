@@ -18,13 +18,14 @@ export async function runWorkPool<J>(
   const schedule = (job: J): void => {
     const task = limit(async () => {
       if (failure || options.signal?.aborted) return;
-      const more = await work(job);
-      for (const next of more) schedule(next);
-    })
-      .catch((error: unknown) => {
+      try {
+        const more = await work(job);
+        for (const next of more) schedule(next);
+      } catch (error) {
+        // Set before the slot frees, so no queued job starts after a failure.
         failure ??= { error };
-      })
-      .finally(() => running.delete(task));
+      }
+    }).finally(() => running.delete(task));
     running.add(task);
   };
 

@@ -198,7 +198,7 @@ describe('acquireMirrorLock', () => {
     const taker = runId('taker');
     acquireMirrorLock(db, { runId: taker, pid: 1002, host: 'box-a', now: () => T0 + 600_000 });
     old.release();
-    old.heartbeat();
+    expect(old.heartbeat()).toBe(false);
     expect(readHolder(db)).toMatchObject({
       runId: taker,
       heartbeatAt: new Date(T0 + 600_000).toISOString(),
@@ -215,7 +215,7 @@ describe('acquireMirrorLock', () => {
       now: () => now,
     });
     now = T0 + 30_000;
-    lock.heartbeat();
+    expect(lock.heartbeat()).toBe(true);
     expect(readHolder(db)).toMatchObject({
       acquiredAt: '2026-03-01T02:00:00.000Z',
       heartbeatAt: '2026-03-01T02:00:30.000Z',

@@ -6,7 +6,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
 import type { SandboxOptions } from '../../src/sandbox/sandbox.js';
 import { runSync } from '../../src/sync/run-sync.js';
-import type { SyncSettings } from '../../src/sync/sync-context.js';
+import type { SyncApi, SyncSettings } from '../../src/sync/sync-context.js';
 import type { SyncResult } from '../../src/sync/sync-result.js';
 import { startTestSandbox, type TestSandbox } from './test-sandbox.js';
 
@@ -32,6 +32,8 @@ export interface SyncWorld {
     client?: Partial<CardIssuingClientOptions>;
     signal?: AbortSignal;
     mirrorFile?: string;
+    /** Put something between the sync and the real client (to alter what arrives). */
+    wrapApi?: (api: CardIssuingClient) => SyncApi;
   }): Promise<SyncResult>;
   /** Open the mirror (the caller closes it). */
   openMirror(file?: string): Mirror;
@@ -67,7 +69,7 @@ export async function startSyncWorld(options: Partial<SandboxOptions>): Promise<
           sources: clients.map((api, i) => ({
             source: `m${i}`,
             baseUrl: t.sandbox.baseUrl,
-            api,
+            api: run.wrapApi ? run.wrapApi(api) : api,
           })),
           settings: { ...TEST_SETTINGS, ...run.settings },
           logger,

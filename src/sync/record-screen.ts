@@ -1,0 +1,46 @@
+import type { Card, Transaction } from '../contract/index.js';
+import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
+import { currencyExponent, isKnownCurrency } from '../money/currency.js';
+import { toMinor } from '../money/decimal.js';
+
+/**
+ * Why an amount that passed the wire contract still cannot be kept: more minor units than
+ * exact integer arithmetic holds. (Too many fractional digits is kept, and reported by the
+ * reconciliation as PRECISION_VIOLATION.)
+ */
+function amountProblem(field: string, text: string, currency: string): string | null {
+  if (!isKnownCurrency(currency)) return null;
+  const parsed = toMinor(text, currencyExponent(currency), { signed: true });
+  return !parsed.ok && parsed.reason === 'too-large'
+    ? `${field} ${text} ${currency} is too large to hold exactly`
+    : null;
+}
+
+/** Split transactions into those to keep and those to quarantine, with the reason. */
+export function screenTransactions(rows: Iterable<Transaction>): {
+  kept: Transaction[];
+  refused: QuarantinedRecord[];
+} {
+  const kept: Transaction[] = [];
+  const refused: QuarantinedRecord[] = [];
+  for (const row of rows) {
+    const reason =
+      amountProblem('amount', row.amount, row.currency) ??
+      amountProblem('fee', row.fee, row.currency);
+    if (reason === null) kept.push(row);
+    else refused.push({ resource: 'transactions', recordId: row.transactionId, reason, raw: row });
+  }
+  return { kept, refused };
+}
+
+/** Split cards into those to keep and those to quarantine, with the reason. */
+export function screenCards(cards: Iterable<Card>): { kept: Card[]; refused: QuarantinedRecord[] } {
+  const kept: Card[] = [];
+  const refused: QuarantinedRecord[] = [];
+  for (const card of cards) {
+    const reason = amountProblem('balance', card.balance, card.currency);
+    if (reason === null) kept.push(card);
+    else refused.push({ resource: 'cards', recordId: card.cardId, reason, raw: card });
+  }
+  return { kept, refused };
+}

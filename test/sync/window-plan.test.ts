@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { planWindows } from '../../src/sync/window-plan.js';
+
+const HOUR = 3_600_000;
+
+describe('the window plan', () => {
+  it('reads the whole history on a first run, with the lookback as its own window', () => {
+    const plan = planWindows({ start: 0, cutoff: 100 * HOUR, lookbackMs: 72 * HOUR, done: [] });
+    expect(plan).toEqual([
+      { kind: 'history', range: { start: 0, end: 28 * HOUR - 1 }, markDone: true },
+      { kind: 'lookback', range: { start: 28 * HOUR, end: 100 * HOUR }, markDone: true },
+    ]);
+  });
+
+  it('reads only the lookback when the history before it is done', () => {
+    const plan = planWindows({
+      start: 0,
+      cutoff: 200 * HOUR,
+      lookbackMs: 72 * HOUR,
+      done: [{ start: 0, end: 150 * HOUR }],
+    });
+    expect(plan).toEqual([
+      { kind: 'lookback', range: { start: 128 * HOUR, end: 200 * HOUR }, markDone: true },
+    ]);
+  });
+
+  it('resumes a crashed run exactly at the gaps its finished windows left', () => {
+    const plan = planWindows({
+      start: 0,
+      cutoff: 100 * HOUR,
+      lookbackMs: 10 * HOUR,
+      done: [
+        { start: 0, end: 20 * HOUR },
+        { start: 50 * HOUR, end: 60 * HOUR },
+      ],
+    });
+    expect(plan.filter((w) => w.kind === 'history').map((w) => w.range)).toEqual([
+      { start: 20 * HOUR + 1, end: 50 * HOUR - 1 },
+      { start: 60 * HOUR + 1, end: 90 * HOUR - 1 },
+    ]);
+  });
+
+  it('starts at the lookback when the history is shorter than it, and plans nothing before start', () => {
+    expect(planWindows({ start: 90, cutoff: 100, lookbackMs: 1000, done: [] })).toEqual([
+      { kind: 'lookback', range: { start: 90, end: 100 }, markDone: true },
+    ]);
+    expect(planWindows({ start: 200, cutoff: 100, lookbackMs: 10, done: [] })).toEqual([]);
+  });
+});
