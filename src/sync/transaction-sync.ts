@@ -1,7 +1,8 @@
 import type { MerchantSyncContext } from './sync-context.js';
 import type { TransactionCounts } from './sync-result.js';
 import type { TimeRange } from './time-range.js';
-import { commitWindow, type WindowKind } from './window-commit.js';
+import { WindowBatcher } from './window-batcher.js';
+import type { WindowKind } from './window-commit.js';
 import { fetchWindow, type WindowFilter } from './window-fetcher.js';
 import { runWorkPool } from './work-pool.js';
 
@@ -33,68 +34,73 @@ export async function syncWindows(
 ): Promise<WindowBatchResult> {
   const seen = options.collectIds ? new Set<string>() : null;
   const log = context.logger;
-  await runWorkPool<WindowJob>(
-    jobs,
-    async (job) => {
-      const startedAt = context.clock();
-      const result = await fetchWindow(
-        context.api,
-        job.filter ? { range: job.range, filter: job.filter } : { range: job.range },
-        { maxPages: context.settings.maxPagesPerWindow, signal: context.signal },
-      );
-      if (result.kind === 'split') {
-        counts.splits += 1;
-        log.debug(
-          {
-            kind: job.kind,
-            start: job.range.start,
-            end: job.range.end,
-            expected: result.expected,
-            parts: result.parts.length,
-          },
-          'window split',
+  const batcher = new WindowBatcher(context, counts);
+  try {
+    await runWorkPool<WindowJob>(
+      jobs,
+      async (job) => {
+        const startedAt = context.clock();
+        const result = await fetchWindow(
+          context.api,
+          job.filter ? { range: job.range, filter: job.filter } : { range: job.range },
+          { maxPages: context.settings.maxPagesPerWindow, signal: context.signal },
         );
-        return result.parts.map((range) => ({ ...job, range }));
-      }
-      context.progress.expect(result.expected);
-      const written = commitWindow(context, {
-        merchantId,
-        kind: job.kind,
-        range: job.range,
-        filter: job.filter,
-        rows: result.rows.values(),
-        rejected: result.rejected,
-        expected: result.expected,
-        fetched: result.rows.size + result.rejected.length,
-        attempts: result.attempts,
-        startedAt,
-        markDone: job.markDone && result.verified,
-      });
-      if (seen) for (const id of result.rows.keys()) seen.add(id);
-      counts.windows += 1;
-      counts.fetched += result.rows.size + result.rejected.length;
-      counts.inserted += written.inserted;
-      counts.updated += written.updated;
-      counts.unchanged += written.unchanged;
-      counts.quarantined += written.quarantined;
-      if (!result.verified) {
-        counts.unverified += 1;
-        log.warn(
+        if (result.kind === 'split') {
+          counts.splits += 1;
+          log.debug(
+            {
+              kind: job.kind,
+              start: job.range.start,
+              end: job.range.end,
+              expected: result.expected,
+              parts: result.parts.length,
+            },
+            'window split',
+          );
+          return result.parts.map((range) => ({ ...job, range }));
+        }
+        context.progress.expect(result.expected);
+        batcher.add(
           {
+            merchantId,
             kind: job.kind,
-            start: job.range.start,
-            end: job.range.end,
+            range: job.range,
+            filter: job.filter,
+            rows: result.rows.values(),
+            rejected: result.rejected,
             expected: result.expected,
-            fetched: result.rows.size,
+            fetched: result.rows.size + result.rejected.length,
+            attempts: result.attempts,
+            startedAt,
+            markDone: job.markDone && result.verified,
           },
-          'window count never matched: drift on a range that cannot be cut finer',
+          result.rows.size + result.rejected.length,
         );
-      }
-      context.progress.advance(result.rows.size + result.rejected.length);
-      context.progress.windowDone();
-      return [];
-    },
-    { concurrency: context.settings.concurrency, signal: context.signal },
-  );
+        if (seen) for (const id of result.rows.keys()) seen.add(id);
+        counts.windows += 1;
+        counts.fetched += result.rows.size + result.rejected.length;
+        if (!result.verified) {
+          counts.unverified += 1;
+          log.warn(
+            {
+              kind: job.kind,
+              start: job.range.start,
+              end: job.range.end,
+              expected: result.expected,
+              fetched: result.rows.size,
+            },
+            'window count never matched: drift on a range that cannot be cut finer',
+          );
+        }
+        context.progress.advance(result.rows.size + result.rejected.length);
+        context.progress.windowDone();
+        return [];
+      },
+      { concurrency: context.settings.concurrency, signal: context.signal },
+    );
+  } finally {
+    // Finished windows land even when the pool stopped on an error or a signal.
+    batcher.flush();
+  }
   return { seen };
 }

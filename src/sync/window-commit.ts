@@ -26,11 +26,12 @@ export interface WindowCommit {
 }
 
 /**
- * Land a window in one SQLite transaction: its rows upserted, its malformed records
- * quarantined, its range added to the done ranges and its record in `sync_windows`. A crash
- * before the commit loses only this window's reading; after it, nothing is read again.
+ * Land a window: its rows upserted, its malformed records quarantined, its range added to the
+ * done ranges and its record in `sync_windows`. Call inside a SQLite transaction (see
+ * {@link WindowBatcher}), so all of it lands or none: a crash before the commit loses only the
+ * reading; after it, nothing is read again.
  */
-export function commitWindow(
+export function writeWindow(
   context: MerchantSyncContext,
   window: WindowCommit,
 ): WriteCounts & { quarantined: number } {
@@ -41,7 +42,7 @@ export function commitWindow(
     runId: context.runId,
     observedAt: isoTime(now),
   };
-  return writers.atomically(() => {
+  {
     const { kept, refused } = screenTransactions(window.rows);
     const counts = writers.transactions.write(kept, write);
     const quarantined = writers.quarantine.write(
@@ -68,5 +69,5 @@ export function commitWindow(
       finishedAt: isoTime(now),
     });
     return { ...counts, quarantined };
-  });
+  }
 }
