@@ -1,0 +1,473 @@
+/**
+ * The issue's performance section, end to end: a full sync of a large world into a fresh mirror
+ * against its two limits measured in the same run (fetch and parse only; upsert only), the
+ * throughput under 50 ms of added latency, a nightly incremental run after 1% new rows, and the
+ * sync process's peak RSS at 1M and 3M transactions. The sandbox and the sync run as separate
+ * processes so each has a core. Run with `npm run bench:sync`.
+ *
+ * BENCH_SCALE=0.05 shrinks every world for a quick smoke; BENCH_SKIP_3M=1 skips the 3M world;
+ * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each sync child there.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Agent, request } from 'undici';
+import { processCpuSeconds } from './cpu-time.js';
+import { type FetchOnlyResult, fetchOnly } from './fetch-only.js';
+import { type PostedTransactions, postNewTransactions } from './post-transactions.js';
+import { formatResultsTable, type ResultRow, type ResultSection } from './results-table.js';
+import {
+  type SandboxAnnouncement,
+  type SandboxProcess,
+  startSandboxProcess,
+} from './sandbox-process.js';
+import { runTimedSync, type TimedSync } from './timed-sync.js';
+import { type MirrorModules, type UpsertOnlyResult, upsertOnly } from './upsert-only.js';
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const SKIP_3M = process.env.BENCH_SKIP_3M === '1';
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
+if (!(SCALE > 0)) throw new Error(`BENCH_SCALE must be a positive number, got ${SCALE}`);
+
+const CONCURRENCY = 16;
+const PAGE_SIZE = 100;
+const MAX_PAGES_PER_WINDOW = 20;
+const LOOKBACK_MS = 72 * 3_600_000;
+const SAFETY_LAG_MS = 60_000;
+const LATENCY_MS = 50;
+const DAYS = 365;
+const NEW_ROWS_SHARE = 0.01;
+const RSS_GOAL_MIB = 300;
+/** Run-to-run noise allowed when holding the 3M peak against the 1M peak. */
+const RSS_NOISE = 0.05;
+
+const scaled = (n: number) => Math.max(1, Math.round(n * SCALE));
+const WORLD = { cards: scaled(100_000), transactions: scaled(1_000_000) };
+const LATENCY_WORLD = { cards: scaled(20_000), transactions: scaled(200_000) };
+const BIG_WORLD = { cards: scaled(300_000), transactions: scaled(3_000_000) };
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const cliMain = join(root, 'dist/cli/main.js');
+const resultFile = join(root, '.bench-dist/sync-scale.json');
+
+// The mirror opens its migrations relative to its own module, so it is loaded from the build
+// the CLI runs (dist/), not from this bench's copy of src/.
+async function loadMirrorModules(): Promise<MirrorModules> {
+  const load = (path: string) => import(pathToFileURL(join(root, 'dist', path)).href);
+  const open = (await load(
+    'mirror/open-mirror.js',
+  )) as typeof import('../src/mirror/open-mirror.js');
+  const writers = (await load(
+    'mirror/mirror-writers.js',
+  )) as typeof import('../src/mirror/mirror-writers.js');
+  return { openMirror: open.openMirror, createMirrorWriters: writers.createMirrorWriters };
+}
+
+const benchStarted = performance.now();
+function progress(message: string): void {
+  const at = ((performance.now() - benchStarted) / 1000).toFixed(1).padStart(6);
+  process.stderr.write(`[sync-scale ${at} s] ${message}\n`);
+}
+
+// Children and temp dirs, undone in reverse on the way out, failure and signals included.
+// Clean-ups run one after another, so a signal during a stage's clean-up waits for it.
+const cleanups: (() => Promise<void> | void)[] = [];
+let cleaning = Promise.resolve();
+function cleanUp(): Promise<void> {
+  cleaning = cleaning.then(async () => {
+    for (let undo = cleanups.pop(); undo; undo = cleanups.pop()) {
+      try {
+        await undo();
+      } catch (error) {
+        process.stderr.write(`cleanup failed: ${(error as Error).message}\n`);
+      }
+    }
+  });
+  return cleaning;
+}
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    stopping = true;
+    progress(`${signal}: stopping children and removing temp dirs`);
+    void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
+/** Refuse to start anything new once a signal has asked the bench to stop. */
+function notStopping(): void {
+  if (stopping) throw new Error('stopping');
+}
+
+function tempDir(label: string): string {
+  notStopping();
+  const dir = mkdtempSync(join(tmpdir(), `cardsync-bench-${label}-`));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function sandboxFor(
+  label: string,
+  world: { cards: number; transactions: number },
+  faults: readonly object[] = [],
+): Promise<{ sandbox: SandboxProcess; dir: string }> {
+  const dir = tempDir(label);
+  const stateDir = join(dir, 'state');
+  progress(
+    `${label}: generating ${world.cards} cards, ${world.transactions} transactions over ${DAYS} days`,
+  );
+  const sandbox = await startSandboxProcess({
+    cliMain,
+    stateDir,
+    cards: world.cards,
+    transactions: world.transactions,
+    days: DAYS,
+    faults,
+    onStderr: (line) => process.stderr.write(`  [sandbox ${label}] ${line}\n`),
+    onSpawn: (stop) => cleanups.push(stop),
+  });
+  progress(`${label}: sandbox up at ${sandbox.baseUrl} after ${sandbox.startSeconds.toFixed(1)} s`);
+  return { sandbox, dir };
+}
+
+function merchantOf(sandbox: SandboxAnnouncement) {
+  const merchant = sandbox.merchants[0];
+  if (!merchant) throw new Error('the sandbox announced no merchant');
+  return merchant;
+}
+
+function syncRun(label: string, sandbox: SandboxAnnouncement, db: string): Promise<TimedSync> {
+  notStopping();
+  progress(`${label}: cardsync sync --json --concurrency ${CONCURRENCY}`);
+  const profileDir = CPU_PROFILE_DIR ? join(CPU_PROFILE_DIR, label) : undefined;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  return runTimedSync({
+    cliMain,
+    sandbox,
+    db,
+    concurrency: CONCURRENCY,
+    cpuProfileDir: profileDir,
+    onSpawn: (stop) => cleanups.push(stop),
+  }).then((run) => {
+    const m = run.result.merchants[0];
+    progress(
+      `${label}: ${run.result.outcome} (exit ${run.exitCode}) in ${run.seconds.toFixed(1)} s: ` +
+        `${m?.transactions.fetched} transactions (${m?.transactions.inserted} new, ` +
+        `${m?.transactions.windows} windows, ${m?.transactions.splits} splits), ` +
+        `${m?.cards.fetched} cards, peak RSS ${mib(run.peakRssKiB * 1024)} MiB`,
+    );
+    return run;
+  });
+}
+
+/** Calls the fault lab's rules have matched so far (API requests, when a rule matches all). */
+async function faultCalls(sandbox: SandboxAnnouncement): Promise<number> {
+  const agent = new Agent({ connect: { ca: readFileSync(sandbox.caFile, 'utf8') } });
+  try {
+    const response = await request(new URL('/_control/faults', sandbox.baseUrl), {
+      headers: { 'x-control-token': sandbox.controlToken ?? '' },
+      dispatcher: agent,
+    });
+    const body = (await response.body.json()) as { rules: { calls: number }[] };
+    return body.rules[0]?.calls ?? 0;
+  } finally {
+    await agent.close();
+  }
+}
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+const rate = (rows: number, seconds: number) => Math.round(rows / seconds);
+const count = (n: number) => n.toLocaleString('en-US');
+const secs = (s: number) => `${s.toFixed(1)} s`;
+
+interface Measurements {
+  world: { cards: number; transactions: number; generationSeconds: number };
+  fetchOnly: FetchOnlyResult;
+  upsertOnly: UpsertOnlyResult;
+  full: TimedSync;
+  newRows: PostedTransactions;
+  incremental: TimedSync;
+  latency: {
+    world: { cards: number; transactions: number };
+    run: TimedSync;
+    requests: number;
+  };
+  big?: { world: { cards: number; transactions: number }; run: TimedSync };
+  /** CPU seconds the sandbox process used during each stage. */
+  sandboxCpu: Record<string, number>;
+}
+
+async function measure(): Promise<Measurements> {
+  const mirrorModules = await loadMirrorModules();
+  const sandboxCpu: Record<string, number> = {};
+  // CPU the sandbox spends serving a stage: with the client's, it says which side is the limit.
+  const served = async <T>(stage: string, sandbox: SandboxProcess, work: () => Promise<T>) => {
+    const before = processCpuSeconds(sandbox.pid);
+    const value = await work();
+    sandboxCpu[stage] = processCpuSeconds(sandbox.pid) - before;
+    return value;
+  };
+
+  // The 1M world: both limits, the full sync, then the nightly run after 1% new rows.
+  const main = await sandboxFor('1M', WORLD);
+  const merchant = merchantOf(main.sandbox);
+  const sandboxFile = join(main.sandbox.stateDir ?? join(main.dir, 'state'), 'sandbox.sqlite');
+  progress('1M: (a) fetch and parse every page, no database');
+  const fetched = await served('fetchOnly', main.sandbox, () =>
+    fetchOnly(
+      {
+        baseUrl: main.sandbox.baseUrl,
+        apiKey: merchant.apiKey,
+        ca: readFileSync(main.sandbox.caFile, 'utf8'),
+      },
+      {
+        concurrency: CONCURRENCY,
+        maxPagesPerWindow: MAX_PAGES_PER_WINDOW,
+        lookbackMs: LOOKBACK_MS,
+        safetyLagMs: SAFETY_LAG_MS,
+      },
+    ),
+  );
+  progress(
+    `1M: (a) ${secs(fetched.seconds)}: ${fetched.transactions} transactions, ${fetched.cards} cards, ` +
+      `${fetched.requests} requests, ${fetched.windows} windows, ${fetched.splits} splits`,
+  );
+  progress('1M: (b) upsert the same rows from the sandbox file, no network');
+  const upserted = await upsertOnly({
+    sandboxFile,
+    mirrorFile: join(main.dir, 'upsert-only.sqlite'),
+    merchantId: merchant.merchantId,
+    mirror: mirrorModules,
+  });
+  progress(
+    `1M: (b) writes ${secs(upserted.writeSeconds)} (with reading ${secs(upserted.totalSeconds)}): ` +
+      `${upserted.transactions} transactions, ${upserted.cards} cards: ${upserted.chunks} pages and windows in ${upserted.commits} commits`,
+  );
+  rmSync(join(main.dir, 'upsert-only.sqlite'), { force: true });
+  const mirrorFile = join(main.dir, 'mirror.sqlite');
+  const full = await served('full', main.sandbox, () =>
+    syncRun('1M full', main.sandbox, mirrorFile),
+  );
+  const newCount = Math.max(1, Math.round(WORLD.transactions * NEW_ROWS_SHARE));
+  progress(`1M: posting ${newCount} new transactions through the control surface`);
+  const newRows = await postNewTransactions({
+    sandbox: main.sandbox,
+    sandboxFile,
+    count: newCount,
+    inFlight: CONCURRENCY,
+  });
+  progress(
+    `1M: ${newRows.recorded} recorded (${newRows.declined} declined) on ${newRows.cards} cards in ${secs(newRows.seconds)}`,
+  );
+  const incremental = await served('incremental', main.sandbox, () =>
+    syncRun('1M incremental', main.sandbox, mirrorFile),
+  );
+  await cleanUp();
+
+  // 50 ms on every request: the ceiling is concurrency x page size / latency.
+  const slow = await sandboxFor('latency', LATENCY_WORLD, [{ kind: 'latency', ms: LATENCY_MS }]);
+  const callsBefore = await faultCalls(slow.sandbox);
+  const latencyRun = await served('latency', slow.sandbox, () =>
+    syncRun('latency', slow.sandbox, join(slow.dir, 'mirror.sqlite')),
+  );
+  const requests = (await faultCalls(slow.sandbox)) - callsBefore;
+  await cleanUp();
+
+  let big: Measurements['big'];
+  if (SKIP_3M) progress('3M: skipped (BENCH_SKIP_3M=1)');
+  else {
+    const huge = await sandboxFor('3M', BIG_WORLD);
+    const run = await served('big', huge.sandbox, () =>
+      syncRun('3M full', huge.sandbox, join(huge.dir, 'mirror.sqlite')),
+    );
+    big = { world: BIG_WORLD, run };
+    await cleanUp();
+  }
+  return {
+    world: { ...WORLD, generationSeconds: main.sandbox.startSeconds },
+    fetchOnly: fetched,
+    upsertOnly: upserted,
+    full,
+    newRows,
+    incremental,
+    latency: { world: LATENCY_WORLD, run: latencyRun, requests },
+    ...(big ? { big } : {}),
+    sandboxCpu,
+  };
+}
+
+function report(m: Measurements): { sections: ResultSection[]; figures: object } {
+  const limit = Math.max(m.fetchOnly.seconds, m.upsertOnly.writeSeconds);
+  const ratio = m.full.seconds / limit;
+  const fullRate = rate(m.full.rowsFetched, m.full.seconds);
+  const latencyGoal = (0.8 * CONCURRENCY * PAGE_SIZE) / (LATENCY_MS / 1000);
+  const latencyRate = rate(m.latency.run.rowsFetched, m.latency.run.seconds);
+  const share = m.incremental.seconds / m.full.seconds;
+  const rss1 = m.full.peakRssKiB / 1024;
+  const rss3 = m.big ? m.big.run.peakRssKiB / 1024 : undefined;
+  const label = `${count(m.world.transactions)} transactions, ${count(m.world.cards)} cards`;
+  const sb = m.sandboxCpu;
+  const sections: ResultSection[] = [
+    {
+      title: `1. full sync (${label}; generated in ${secs(m.world.generationSeconds)})`,
+      rows: [
+        {
+          measure: '(a) fetch + parse only, no database',
+          figure: `${secs(m.fetchOnly.seconds)}  ${count(rate(m.fetchOnly.transactions + m.fetchOnly.cards, m.fetchOnly.seconds))} rows/s`,
+        },
+        {
+          measure: '    of which the card list',
+          figure: `${secs(m.fetchOnly.cardSeconds)}  ${count(rate(m.fetchOnly.cards, m.fetchOnly.cardSeconds))} cards/s`,
+        },
+        {
+          measure: '(b) upsert only, no network: time in writes',
+          figure: `${secs(m.upsertOnly.writeSeconds)}  ${count(rate(m.upsertOnly.transactions + m.upsertOnly.cards, m.upsertOnly.writeSeconds))} rows/s  ${count(m.upsertOnly.commits)} commits`,
+        },
+        {
+          measure: '    with reading the sandbox file',
+          figure: secs(m.upsertOnly.totalSeconds),
+        },
+        {
+          measure: 'full sync (wall, separate process)',
+          figure: `${secs(m.full.seconds)}  ${count(fullRate)} rows/s`,
+        },
+        {
+          measure: 'full / max(a, b)',
+          figure: `${ratio.toFixed(2)}x`,
+          goal: '<= 1.40x',
+          met: ratio <= 1.4,
+        },
+      ],
+    },
+    {
+      title: `2. ${LATENCY_MS} ms added per request (${count(m.latency.world.transactions)} transactions, ${count(m.latency.world.cards)} cards)`,
+      rows: [
+        {
+          measure: `throughput at concurrency ${CONCURRENCY}`,
+          figure: `${count(latencyRate)} rows/s`,
+          goal: `>= ${count(latencyGoal)} rows/s`,
+          met: latencyRate >= latencyGoal,
+        },
+        {
+          measure: 'requests',
+          figure: `${count(m.latency.requests)} in ${secs(m.latency.run.seconds)}  ${count(rate(m.latency.requests, m.latency.run.seconds))}/s`,
+          goal: `(ceiling ${count((CONCURRENCY * 1000) / LATENCY_MS)}/s)`,
+        },
+      ],
+    },
+    {
+      title: `3. nightly incremental after ${count(m.newRows.recorded)} new transactions (1%)`,
+      rows: [
+        {
+          measure: 'incremental sync',
+          figure: `${secs(m.incremental.seconds)}  ${(share * 100).toFixed(1)}% of full`,
+          goal: '<= 5.0%',
+          met: share <= 0.05,
+        },
+      ],
+    },
+    {
+      title: '4. peak RSS of the sync process (VmHWM)',
+      rows: [
+        {
+          measure: `at ${count(m.world.transactions)} transactions`,
+          figure: `${rss1.toFixed(0)} MiB`,
+          goal: `<= ${RSS_GOAL_MIB} MiB`,
+          met: rss1 <= RSS_GOAL_MIB,
+        },
+        m.big && rss3 !== undefined
+          ? {
+              measure: `at ${count(m.big.world.transactions)} transactions (${secs(m.big.run.seconds)}, ${count(rate(m.big.run.rowsFetched, m.big.run.seconds))} rows/s)`,
+              figure: `${rss3.toFixed(0)} MiB`,
+              goal: `<= ${RSS_GOAL_MIB} MiB, not above 1M (+${RSS_NOISE * 100}%)`,
+              met: rss3 <= RSS_GOAL_MIB && rss3 <= rss1 * (1 + RSS_NOISE),
+            }
+          : { measure: 'at 3M transactions', figure: 'skipped' },
+      ],
+    },
+    {
+      title: '5. where the time goes: wall / CPU of the client (sync) process / CPU of the sandbox',
+      rows: [
+        cpuRow('(a) fetch + parse only', m.fetchOnly.seconds, m.fetchOnly.cpuSeconds, sb.fetchOnly),
+        cpuRow(
+          '(b) upsert only (time in writes)',
+          m.upsertOnly.writeSeconds,
+          m.upsertOnly.writeCpuSeconds,
+        ),
+        cpuRow('full sync', m.full.seconds, m.full.cpuSeconds, sb.full),
+        cpuRow('incremental sync', m.incremental.seconds, m.incremental.cpuSeconds, sb.incremental),
+        cpuRow('50 ms latency sync', m.latency.run.seconds, m.latency.run.cpuSeconds, sb.latency),
+        ...(m.big ? [cpuRow('3M full sync', m.big.run.seconds, m.big.run.cpuSeconds, sb.big)] : []),
+      ],
+    },
+  ];
+  const figures = {
+    scale: SCALE,
+    settings: {
+      concurrency: CONCURRENCY,
+      pageSize: PAGE_SIZE,
+      maxPagesPerWindow: MAX_PAGES_PER_WINDOW,
+      lookbackMs: LOOKBACK_MS,
+      latencyMs: LATENCY_MS,
+    },
+    world: m.world,
+    fetchOnly: m.fetchOnly,
+    upsertOnly: m.upsertOnly,
+    full: { ...summary(m.full), rowsPerSecond: fullRate, ratioToLimit: ratio, goal: 1.4 },
+    latency: {
+      world: m.latency.world,
+      ...summary(m.latency.run),
+      rowsPerSecond: latencyRate,
+      requests: m.latency.requests,
+      requestsPerSecond: m.latency.requests / m.latency.run.seconds,
+      goalRowsPerSecond: latencyGoal,
+    },
+    incremental: {
+      newRows: m.newRows,
+      ...summary(m.incremental),
+      shareOfFull: share,
+      goal: 0.05,
+    },
+    peakRssMiB: { at1M: rss1, at3M: rss3 ?? null, goal: RSS_GOAL_MIB },
+    big: m.big ? { world: m.big.world, ...summary(m.big.run) } : null,
+    sandboxCpuSeconds: m.sandboxCpu,
+  };
+  return { sections, figures };
+}
+
+function cpuRow(measure: string, wall: number, client: number, sandbox?: number): ResultRow {
+  const served = sandbox === undefined ? 'no sandbox' : `sandbox ${secs(sandbox)}`;
+  return {
+    measure,
+    figure: `${secs(wall)}  client ${secs(client)} (${((client / wall) * 100).toFixed(0)}%)  ${served}`,
+  };
+}
+
+function summary(run: TimedSync) {
+  return {
+    seconds: run.seconds,
+    exitCode: run.exitCode,
+    outcome: run.result.outcome,
+    rowsFetched: run.rowsFetched,
+    peakRssKiB: run.peakRssKiB,
+    cpuSeconds: run.cpuSeconds,
+    merchant: run.result.merchants[0] ?? null,
+  };
+}
+
+try {
+  const measurements = await measure();
+  const { sections, figures } = report(measurements);
+  mkdirSync(join(root, '.bench-dist'), { recursive: true });
+  writeFileSync(resultFile, `${JSON.stringify(figures, null, 2)}\n`);
+  progress(`figures written to ${resultFile}`);
+  const scaleNote = SCALE === 1 ? '' : ` (BENCH_SCALE=${SCALE})`;
+  process.stdout.write(`\ncardsync sync at scale${scaleNote}\n`);
+  process.stdout.write(formatResultsTable(sections));
+} catch (error) {
+  // A stage cut short by a signal fails; the signal handler reports and exits.
+  if (!stopping) throw error;
+} finally {
+  await cleanUp();
+}
