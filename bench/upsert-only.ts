@@ -149,7 +149,7 @@ export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnly
       emptyMerchantResult(options.merchantId).transactions,
     );
     let transactions = 0;
-    // Consecutive windows share their ends, so the done ranges merge as the sync's do.
+    // Consecutive windows touch end to start, so the done ranges merge into one as the sync's do.
     let rangeStart: number | undefined;
     cursor = { at: Number.MIN_SAFE_INTEGER, id: '' };
     for (;;) {
