@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './sqlite-database.js';
 import type { WriteContext } from './transaction-writer.js';
+
+const UPSERT = `
+INSERT INTO quarantine (merchant_id, resource, record_id, reason, raw_json, raw_sha256,
+     first_seen_at, last_seen_at, last_run_id)
+   VALUES (@merchantId, @resource, @recordId, @reason, @raw, @sha, @at, @at, @runId)
+   ON CONFLICT (merchant_id, resource, raw_sha256) DO UPDATE SET
+     last_seen_at = excluded.last_seen_at, last_run_id = excluded.last_run_id,
+     seen_count = quarantine.seen_count + 1, reason = excluded.reason, resolved_at = NULL
+   RETURNING seen_count`;
 
 /** A record the upstream sent that failed validation. */
 export interface QuarantinedRecord {
@@ -17,26 +27,19 @@ export interface QuarantinedRecord {
  */
 export class QuarantineWriter {
   readonly #db: SqliteDatabase;
+  readonly #upsert: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
+    this.#upsert = db.prepare(UPSERT);
   }
 
   /** Quarantine `records`; call inside the caller's transaction. Returns how many were new. */
   write(records: Iterable<QuarantinedRecord>, context: WriteContext): number {
-    const upsert = this.#db.prepare(
-      `INSERT INTO quarantine (merchant_id, resource, record_id, reason, raw_json, raw_sha256,
-         first_seen_at, last_seen_at, last_run_id)
-       VALUES (@merchantId, @resource, @recordId, @reason, @raw, @sha, @at, @at, @runId)
-       ON CONFLICT (merchant_id, resource, raw_sha256) DO UPDATE SET
-         last_seen_at = excluded.last_seen_at, last_run_id = excluded.last_run_id,
-         seen_count = quarantine.seen_count + 1, reason = excluded.reason, resolved_at = NULL
-       RETURNING seen_count`,
-    );
     let fresh = 0;
     for (const record of records) {
       const raw = JSON.stringify(record.raw) ?? 'null';
-      const row = upsert.get({
+      const row = this.#upsert.get({
         merchantId: context.merchantId,
         resource: record.resource,
         recordId: record.recordId ?? null,

@@ -4,7 +4,7 @@ import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import { screenCards } from './record-screen.js';
 import type { MerchantSyncContext } from './sync-context.js';
-import type { ResourceCounts } from './sync-result.js';
+import { emptyCounts, type ResourceCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
 
 const PAGE_SIZE = 100;
@@ -18,21 +18,15 @@ export async function readFirstCardPage(context: MerchantSyncContext): Promise<P
 /**
  * Snapshot every card (the list has no time filter): the pages after the first in parallel,
  * each landing as it arrives, stamped with when it was read, and the distinct ids checked
- * against the reported total. If cards moved between pages, the list is read once more.
+ * against the reported total. If cards moved between pages, the list is read again (up to
+ * four times in all).
  */
 export async function syncCards(
   context: MerchantSyncContext,
   merchantId: string,
   firstPage: PageResult<Card>,
 ): Promise<ResourceCounts> {
-  const counts: ResourceCounts = {
-    outcome: 'done',
-    fetched: 0,
-    inserted: 0,
-    updated: 0,
-    unchanged: 0,
-    quarantined: 0,
-  };
+  const counts: ResourceCounts = { ...emptyCounts(), outcome: 'done' };
   let first: PageResult<Card> | null = firstPage;
   for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
     const page1 = first ?? (await readFirstCardPage(context));

@@ -60,6 +60,7 @@ export async function syncWindows(
           return result.parts.map((range) => ({ ...job, range }));
         }
         context.progress.expect(result.expected);
+        const fetched = result.rows.size + result.rejected.length;
         batcher.add(
           {
             merchantId,
@@ -69,16 +70,16 @@ export async function syncWindows(
             rows: result.rows.values(),
             rejected: result.rejected,
             expected: result.expected,
-            fetched: result.rows.size + result.rejected.length,
+            fetched,
             attempts: result.attempts,
             startedAt,
             markDone: job.markDone && result.verified,
           },
-          result.rows.size + result.rejected.length,
+          fetched,
         );
         if (seen) for (const id of result.rows.keys()) seen.add(id);
         counts.windows += 1;
-        counts.fetched += result.rows.size + result.rejected.length;
+        counts.fetched += fetched;
         if (!result.verified) {
           counts.unverified += 1;
           log.warn(
@@ -92,7 +93,7 @@ export async function syncWindows(
             'window count never matched: drift on a range that cannot be cut finer',
           );
         }
-        context.progress.advance(result.rows.size + result.rejected.length);
+        context.progress.advance(fetched);
         context.progress.windowDone();
         return [];
       },

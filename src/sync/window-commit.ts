@@ -42,32 +42,30 @@ export function writeWindow(
     runId: context.runId,
     observedAt: isoTime(now),
   };
-  {
-    const { kept, refused } = screenTransactions(window.rows);
-    const counts = writers.transactions.write(kept, write);
-    const quarantined = writers.quarantine.write(
-      [...quarantineEntries('transactions', window.rejected), ...refused],
-      write,
-    );
-    if (window.markDone) {
-      const done = writers.progress.read(window.merchantId);
-      writers.progress.replace(window.merchantId, mergeRanges([...done, window.range]));
-    }
-    writers.runs.addWindow({
-      runId: context.runId,
-      merchantId: window.merchantId,
-      kind: window.kind,
-      startAt: isoTime(window.range.start),
-      endAt: isoTime(window.range.end),
-      filter: window.filter ? JSON.stringify(window.filter) : null,
-      expected: window.expected,
-      fetched: window.fetched,
-      upserted: counts.inserted + counts.updated,
-      attempts: window.attempts,
-      durationMs: now - window.startedAt,
-      outcome: 'done',
-      finishedAt: isoTime(now),
-    });
-    return { ...counts, quarantined };
+  const { kept, refused } = screenTransactions(window.rows);
+  const counts = writers.transactions.write(kept, write);
+  const quarantined = writers.quarantine.write(
+    [...quarantineEntries('transactions', window.rejected), ...refused],
+    write,
+  );
+  if (window.markDone) {
+    const done = writers.progress.read(window.merchantId);
+    writers.progress.replace(window.merchantId, mergeRanges([...done, window.range]));
   }
+  writers.runs.addWindow({
+    runId: context.runId,
+    merchantId: window.merchantId,
+    kind: window.kind,
+    startAt: isoTime(window.range.start),
+    endAt: isoTime(window.range.end),
+    filter: window.filter ? JSON.stringify(window.filter) : null,
+    expected: window.expected,
+    fetched: window.fetched,
+    upserted: counts.inserted + counts.updated,
+    attempts: window.attempts,
+    durationMs: now - window.startedAt,
+    outcome: 'done',
+    finishedAt: isoTime(now),
+  });
+  return { ...counts, quarantined };
 }
