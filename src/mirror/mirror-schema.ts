@@ -186,6 +186,41 @@ export interface RunLockTable {
   heartbeat_at: string;
 }
 
+/** An order's kind in the merchant's journal (reference-model.md section 5). */
+export type OrderKind =
+  | 'ISSUE'
+  | 'DEPOSIT'
+  | 'WITHDRAW'
+  | 'FREEZE'
+  | 'UNFREEZE'
+  | 'CANCEL'
+  | 'TOPUP';
+
+/** Where a journaled order stands: submitted by this project, settled, or imported. */
+export type OrderState = 'SUBMITTED' | 'ACCEPTED' | 'REJECTED' | 'IMPORTED';
+
+/** `orders`: the merchant's order journal (sql/002_orders.sql). */
+export interface OrdersTable {
+  merchant_order_no: string;
+  merchant_id: string;
+  kind: OrderKind;
+  card_id: string | null;
+  offering_id: string | null;
+  amount: string | null;
+  amount_minor: number | null;
+  currency: string | null;
+  submitted_at: string;
+  order_no: string | null;
+  state: OrderState;
+  error_code: string | null;
+  request_json: string | null;
+  source: 'cli' | 'import';
+  import_file: string | null;
+  import_line: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** `schema_migrations`: the migrations applied to this file. */
 export interface SchemaMigrationsTable {
   version: number;
@@ -209,5 +244,6 @@ export interface MirrorDatabase {
   sync_windows: SyncWindowsTable;
   sync_progress: SyncProgressTable;
   run_lock: RunLockTable;
+  orders: OrdersTable;
   schema_migrations: SchemaMigrationsTable;
 }

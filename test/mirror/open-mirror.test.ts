@@ -177,6 +177,26 @@ const TYPED_COLUMNS: { [T in keyof MirrorDatabase]: { [C in keyof MirrorDatabase
     acquired_at: true,
     heartbeat_at: true,
   },
+  orders: {
+    merchant_order_no: true,
+    merchant_id: true,
+    kind: true,
+    card_id: true,
+    offering_id: true,
+    amount: true,
+    amount_minor: true,
+    currency: true,
+    submitted_at: true,
+    order_no: true,
+    state: true,
+    error_code: true,
+    request_json: true,
+    source: true,
+    import_file: true,
+    import_line: true,
+    created_at: true,
+    updated_at: true,
+  },
   schema_migrations: { version: true, name: true, applied_at: true },
 };
 
@@ -256,11 +276,15 @@ describe('openMirror', () => {
       k.selectFrom('sync_windows').select(['run_id', 'kind', 'outcome']).execute(),
       k.selectFrom('sync_progress').select(['merchant_id', 'start_at', 'end_at']).execute(),
       k.selectFrom('run_lock').select(['run_id', 'heartbeat_at']).execute(),
+      k.selectFrom('orders').select(['merchant_order_no', 'state', 'amount_minor']).execute(),
       k.selectFrom('schema_migrations').select(['version', 'name']).execute(),
     ]);
     expect(results).toHaveLength(TABLES.length);
-    const [, , , , , , , , , , , , , , migrations] = results;
-    expect(migrations[0]).toEqual({ version: 1, name: 'mirror' });
+    const migrations = results[results.length - 1] ?? [];
+    expect(migrations).toEqual([
+      { version: 1, name: 'mirror' },
+      { version: 2, name: 'orders' },
+    ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
     }
