@@ -15,12 +15,15 @@ import { buildApp } from './http/app.js';
 import { createDualListener } from './http/transport.js';
 import { IdGenerator } from './random/id-generator.js';
 import type { ProcessingMode, SandboxContext } from './sandbox-context.js';
-import { openSandboxDatabase, readMeta, writeMeta } from './store/database.js';
+import { openSandboxDatabase, readMeta, SandboxStateError, writeMeta } from './store/database.js';
 import { SandboxStore } from './store/sandbox-store.js';
 import { loadTlsMaterial } from './tls/certificates.js';
 import { type GeneratedWorld, generateWorld, type WorldOptions } from './world/generate-world.js';
 import { createInitialWorld, type MerchantAccess } from './world/initial-world.js';
 import { MovingWorld } from './world/moving-world.js';
+
+/** The `meta` key that says whether a generated world is complete. */
+const WORLD_STATE_KEY = 'world';
 
 /** How to start the sandbox. Every field has a default. */
 export interface SandboxOptions {
@@ -52,6 +55,11 @@ export interface SandboxOptions {
   readonly world?: Omit<WorldOptions, 'outDir'>;
   /** The wall clock the service clock runs on (default `Date.now`); tests pin it to reproduce a world. */
   readonly wallClock?: () => number;
+  /**
+   * Abandons the start: a world being generated stops between two batches and the returned
+   * promise rejects with the signal's reason. A state directory left that way is refused later.
+   */
+  readonly signal?: AbortSignal;
   readonly logger: Logger;
 }
 
@@ -100,6 +108,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     options.stateDir ? join(options.stateDir, 'sandbox.sqlite') : undefined,
   );
   try {
+    if (readMeta(db, WORLD_STATE_KEY) === 'generating') {
+      throw new SandboxStateError(
+        'SANDBOX_STATE_INCOMPLETE',
+        'the world generation in this state directory was interrupted; delete it and start again',
+      );
+    }
     const storedSeed = readMeta(db, 'seed');
     const seed = storedSeed ?? options.seed ?? 'cardsync';
     if (storedSeed && options.seed && storedSeed !== options.seed) {
@@ -144,7 +158,11 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     const fresh = store.db.prepare('SELECT count(*) AS n FROM cards').get() as { n: number };
     const world =
       options.world && fresh.n === 0
-        ? await generateWorldFiles(ctx, { ...options.world, outDir: workDir })
+        ? await generateWorldFiles(ctx, {
+            ...options.world,
+            outDir: workDir,
+            ...(options.signal ? { signal: options.signal } : {}),
+          })
         : null;
     if (options.world && !world) logger.warn('state already holds cards; no world generated');
 
@@ -230,7 +248,14 @@ async function generateWorldFiles(
   options: WorldOptions,
 ): Promise<GeneratedWorld> {
   const started = Date.now();
-  const world = generateWorld(ctx, options);
+  ctx.logger.info(
+    { cards: options.cards, transactions: options.transactions, days: options.days },
+    'generating world',
+  );
+  // Marked until done: a generation stopped half way leaves a state no restart should serve.
+  writeMeta(ctx.store.db, WORLD_STATE_KEY, 'generating');
+  const world = await generateWorld(ctx, options);
+  writeMeta(ctx.store.db, WORLD_STATE_KEY, 'generated');
   if (world.groundTruthFile && world.groundTruth) {
     await writeFile(world.groundTruthFile, `${JSON.stringify(world.groundTruth, null, 2)}\n`);
   }

@@ -5,6 +5,7 @@ import { loadFaultProfile } from '../../sandbox/faults/fault-profile.js';
 import type { FaultRule } from '../../sandbox/faults/fault-rule.js';
 import { parseFaultRule } from '../../sandbox/faults/parse-fault-rules.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
+import { SandboxStateError } from '../../sandbox/store/database.js';
 import { VERSION } from '../../version.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../exit-codes.js';
@@ -138,6 +139,7 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
       const logger = createLogger({ level: flags.logLevel });
       const sandbox = await startSandbox({
         logger,
+        signal: io.signal,
         port: flags.port,
         host: flags.host,
         seed: flags.seed,
@@ -161,7 +163,19 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
               },
             }),
         ...(flags.activityRate === undefined ? {} : { activityPerSecond: flags.activityRate }),
+      }).catch((error: unknown) => {
+        // Stopped while starting (a large world takes minutes to generate): a clean stop.
+        if (io.signal.aborted && error === io.signal.reason) return undefined;
+        if (error instanceof SandboxStateError) {
+          throw new UsageError(`--state-dir ${flags.stateDir}: ${error.message}`);
+        }
+        throw error;
       });
+      if (!sandbox) {
+        logger.info('stopped before the sandbox was ready');
+        logger.flush();
+        return;
+      }
       io.stdout(
         `${JSON.stringify({
           baseUrl: sandbox.baseUrl,

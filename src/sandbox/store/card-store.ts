@@ -2,6 +2,7 @@ import type { CardStatus } from '../../contract/index.js';
 import type { Minor } from '../../money/decimal.js';
 import type { SandboxDatabase } from './database.js';
 import type { PageResult, PageWindow } from './page.js';
+import { RecencyIndex } from './recency-index.js';
 import type { CardRecord } from './records.js';
 import { StatementCache } from './statement-cache.js';
 
@@ -9,12 +10,68 @@ const CARD_COLUMNS = `card_id AS cardId, merchant_id AS merchantId, offering_id 
   last_four AS lastFour, status, balance_minor AS balanceMinor, currency, created_at AS createdAt,
   card_number AS cardNumber, cvv, expiry_month AS expiryMonth, expiry_year AS expiryYear`;
 
-/** Cards, newest first by `createdAt` then id (reference-model section 1). */
+/** The index partitions a card belongs to: its merchant's list, and that list under its status. */
+function partitions(merchantId: string, status: string): string[] {
+  return [merchantId, statusPartition(merchantId, status)];
+}
+
+function statusPartition(merchantId: string, status: string): string {
+  return `${merchantId}|s:${status}`;
+}
+
+/**
+ * Cards, newest first by `createdAt` then id (reference-model section 1). Pages come from an
+ * in-memory {@link RecencyIndex} (built on first use, kept up to date by every write through
+ * this store), so a page and its total cost the same at page 1 and page 1,000 of 100,000 cards
+ * instead of a `count(*)` and an `OFFSET` walk per request.
+ */
 export class CardStore {
   readonly #sql: StatementCache;
+  #index: RecencyIndex | undefined;
+  #indexWrites = 0;
 
   constructor(db: SandboxDatabase) {
     this.#sql = new StatementCache(db);
+  }
+
+  /** Forget the index (after writes that bypassed this store, or a rolled-back transaction). */
+  invalidateIndex(): void {
+    this.#index = undefined;
+  }
+
+  /** Index builds and writes so far: a rollback after any of them must forget the index. */
+  get indexWrites(): number {
+    return this.#indexWrites;
+  }
+
+  #indexed(): RecencyIndex {
+    if (!this.#index) {
+      const rows = this.#sql
+        .get(
+          'SELECT rowid AS row, merchant_id AS merchantId, status, created_at AS createdAt, card_id AS id FROM cards',
+        )
+        .iterate() as IterableIterator<{
+        row: number;
+        merchantId: string;
+        status: string;
+        createdAt: number;
+        id: string;
+      }>;
+      this.#index = RecencyIndex.build(
+        (function* () {
+          for (const r of rows)
+            yield {
+              row: r.row,
+              createdAt: r.createdAt,
+              id: r.id,
+              keys: partitions(r.merchantId, r.status),
+            };
+        })(),
+      );
+      // Built inside a transaction that rolls back, it may hold rows that never were.
+      this.#indexWrites++;
+    }
+    return this.#index;
   }
 
   /** A card of any merchant, or undefined. */
@@ -32,7 +89,7 @@ export class CardStore {
 
   /** Add a card. */
   insert(card: CardRecord): void {
-    this.#sql
+    const result = this.#sql
       .get(
         `INSERT INTO cards (card_id, merchant_id, offering_id, holder_id, last_four, status, balance_minor, currency,
           created_at, card_number, cvv, expiry_month, expiry_year) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -52,11 +109,39 @@ export class CardStore {
         card.expiryMonth,
         card.expiryYear,
       );
+    if (this.#index) {
+      this.#indexWrites++;
+      this.#index.add({
+        row: Number(result.lastInsertRowid),
+        createdAt: card.createdAt,
+        id: card.cardId,
+        keys: partitions(card.merchantId, card.status),
+      });
+    }
   }
 
   /** Set a card's status. */
   setStatus(cardId: string, status: CardStatus): void {
+    const previous = this.#index
+      ? (this.#sql
+          .get(
+            'SELECT rowid AS row, merchant_id AS merchantId, status, created_at AS createdAt FROM cards WHERE card_id = ?',
+          )
+          .get(cardId) as
+          | { row: number; merchantId: string; status: string; createdAt: number }
+          | undefined)
+      : undefined;
     this.#sql.get('UPDATE cards SET status = ? WHERE card_id = ?').run(status, cardId);
+    if (this.#index && previous && previous.status !== status) {
+      this.#indexWrites++;
+      this.#index.remove(previous.row, [statusPartition(previous.merchantId, previous.status)]);
+      this.#index.add({
+        row: previous.row,
+        createdAt: previous.createdAt,
+        id: cardId,
+        keys: [statusPartition(previous.merchantId, status)],
+      });
+    }
   }
 
   /** Move a card's balance by `delta` minor units. */
@@ -77,18 +162,11 @@ export class CardStore {
     status: CardStatus | undefined,
     window: PageWindow,
   ): PageResult<CardRecord> {
-    const where = status ? 'merchant_id = ? AND status = ?' : 'merchant_id = ?';
-    const params = status ? [merchantId, status] : [merchantId];
-    const { total } = this.#sql
-      .get(`SELECT count(*) AS total FROM cards WHERE ${where}`)
-      .get(...params) as {
-      total: number;
-    };
-    const rows = this.#sql
-      .get(
-        `SELECT ${CARD_COLUMNS} FROM cards WHERE ${where} ORDER BY created_at DESC, card_id DESC LIMIT ? OFFSET ?`,
-      )
-      .all(...params, window.limit, window.offset) as CardRecord[];
-    return { rows, total };
+    const found = this.#indexed().page(status ? statusPartition(merchantId, status) : merchantId, {
+      offset: window.offset,
+      limit: window.limit,
+    });
+    const byRow = this.#sql.get(`SELECT ${CARD_COLUMNS} FROM cards WHERE rowid = ?`);
+    return { rows: found.rows.map((row) => byRow.get(row) as CardRecord), total: found.total };
   }
 }

@@ -4,9 +4,19 @@ import { SANDBOX_INDEXES, SANDBOX_SCHEMA, SANDBOX_SCHEMA_VERSION } from './schem
 /** The sandbox's SQLite handle. */
 export type SandboxDatabase = Database.Database;
 
-/** Raised when a state directory was written by an incompatible sandbox. */
+/**
+ * Raised when a state directory cannot be served: written by an incompatible sandbox
+ * (`SANDBOX_STATE_INCOMPATIBLE`), or holding a world whose generation was interrupted
+ * (`SANDBOX_STATE_INCOMPLETE`).
+ */
 export class SandboxStateError extends Error {
-  readonly code = 'SANDBOX_STATE_INCOMPATIBLE';
+  readonly code: 'SANDBOX_STATE_INCOMPATIBLE' | 'SANDBOX_STATE_INCOMPLETE';
+
+  constructor(code: SandboxStateError['code'], message: string) {
+    super(message);
+    this.name = 'SandboxStateError';
+    this.code = code;
+  }
 }
 
 /**
@@ -33,6 +43,7 @@ export function openSandboxDatabase(file: string | undefined): SandboxDatabase {
   } else if (Number(row.value) !== SANDBOX_SCHEMA_VERSION) {
     db.close();
     throw new SandboxStateError(
+      'SANDBOX_STATE_INCOMPATIBLE',
       `sandbox state has schema version ${row.value}, this build expects ${SANDBOX_SCHEMA_VERSION}`,
     );
   }

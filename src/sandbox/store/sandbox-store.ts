@@ -25,12 +25,14 @@ export class SandboxStore {
 
   /** Run `work` in one SQLite transaction (nested calls join the outer one). */
   atomically<T>(work: () => T): T {
-    const writes = this.transactions.indexWrites;
+    const transactionWrites = this.transactions.indexWrites;
+    const cardWrites = this.cards.indexWrites;
     try {
       return this.db.transaction(work)();
     } catch (error) {
-      // A rolled-back write that reached the in-memory index first leaves it ahead of SQLite.
-      if (this.transactions.indexWrites !== writes) this.transactions.invalidateIndex();
+      // A rolled-back write that reached an in-memory index first leaves it ahead of SQLite.
+      if (this.transactions.indexWrites !== transactionWrites) this.transactions.invalidateIndex();
+      if (this.cards.indexWrites !== cardWrites) this.cards.invalidateIndex();
       throw error;
     }
   }

@@ -62,7 +62,7 @@ export class TransactionStore {
     this.#index = undefined;
   }
 
-  /** How many times the index has been written to: a rollback after a change must forget it. */
+  /** Index builds and writes so far: a rollback after any of them must forget the index. */
   get indexWrites(): number {
     return this.#indexWrites;
   }
@@ -92,6 +92,8 @@ export class TransactionStore {
             };
         })(),
       );
+      // Built inside a transaction that rolls back, it may hold rows that never were.
+      this.#indexWrites++;
     }
     return this.#index;
   }

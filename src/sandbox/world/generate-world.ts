@@ -1,12 +1,14 @@
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { currencyExponent } from '../../money/currency.js';
 import { formatMinor, type Minor } from '../../money/decimal.js';
 import { issueCardDetails } from '../ledger/card-details.js';
 import type { IdPrefix } from '../random/id-generator.js';
 import { SeededRandom } from '../random/seeded-random.js';
 import type { SandboxContext } from '../sandbox-context.js';
-import { createIndexes, dropIndexes } from '../store/database.js';
+import { dropIndexes } from '../store/database.js';
 import type { MerchantRecord, OfferingRecord } from '../store/records.js';
+import { SANDBOX_INDEXES } from '../store/schema.js';
 import { plantAnomalies } from './anomalies/plant-anomalies.js';
 import { type CardLife, type LifeSources, liveCard } from './card-life.js';
 import { scaledMinor } from './currency-scale.js';
@@ -34,6 +36,8 @@ export interface WorldOptions {
   readonly failureShare?: number;
   /** Share of recent card debits that post late (default 0.05). */
   readonly lateShare?: number;
+  /** Stops the generation between two batches (it rejects with the signal's reason). */
+  readonly signal?: AbortSignal;
 }
 
 /** What a generation produced. */
@@ -78,9 +82,14 @@ function budgets(total: number, parts: number, random: SeededRandom): number[] {
  * with their orders and card activity over `days`, top-ups that fund them, each merchant's order
  * journal as its books would have it, and, on request, planted discrepancies with a
  * ground-truth manifest. The same seed and options give identical data. Memory stays bounded:
- * cards are lived and written a batch at a time.
+ * cards are lived and written a batch at a time, and the event loop runs between batches, so a
+ * SIGTERM handler (aborting `signal`) can stop a long generation; what was written stays
+ * written, and the state is then incomplete.
  */
-export function generateWorld(ctx: SandboxContext, options: WorldOptions): GeneratedWorld {
+export async function generateWorld(
+  ctx: SandboxContext,
+  options: WorldOptions,
+): Promise<GeneratedWorld> {
   if (!Number.isInteger(options.cards) || options.cards < 0)
     throw new RangeError('cards must be a whole number');
   if (!Number.isInteger(options.transactions) || options.transactions < options.cards) {
@@ -90,6 +99,7 @@ export function generateWorld(ctx: SandboxContext, options: WorldOptions): Gener
   const offerings = new Map<string, OfferingRecord[]>(
     merchants.map((m) => [m.merchantId, ctx.store.offerings.list(m.merchantId)]),
   );
+  options.signal?.throwIfAborted();
   const random = new SeededRandom(ctx.seed, 'world');
   const now = ctx.clock.now();
   const start = now - options.days * DAY;
@@ -117,7 +127,7 @@ export function generateWorld(ctx: SandboxContext, options: WorldOptions): Gener
   let transactions = 0;
   let orders = 0;
   let batch: CardLife[] = [];
-  const flush = () => {
+  const flush = async () => {
     writer.writeLives(batch, now);
     for (const life of batch) {
       const merchant = life.card.merchantId;
@@ -125,56 +135,67 @@ export function generateWorld(ctx: SandboxContext, options: WorldOptions): Gener
       deltas.set(merchant, (deltas.get(merchant) ?? 0) + life.merchantDelta);
     }
     batch = [];
+    await nextTurn();
+    options.signal?.throwIfAborted();
   };
 
-  for (let i = 0; i < options.cards; i++) {
-    const merchant = merchants[i % merchants.length] as MerchantRecord;
-    const offering = random.pick(offerings.get(merchant.merchantId) ?? []);
-    const budget = (plan[i] as number) + carried;
-    const life = liveCard(
-      {
-        cardId: nextCardId(),
-        merchantId: merchant.merchantId,
-        offering,
-        issuedAt: random.int(start, now - 2 * 3_600_000),
-        transactionBudget: budget,
-        now,
-        failureShare: options.failureShare ?? 0.02,
-        lateShare: options.lateShare ?? 0.05,
-      },
-      sources,
-    );
-    carried = budget - life.transactions.length;
-    transactions += life.transactions.length;
-    orders += life.orders.length;
-    batch.push(life);
-    if (batch.length >= CARDS_PER_BATCH) flush();
-  }
-  flush();
-  fundMerchants(ctx, merchants, deltas, journals, random, start);
-  orders += merchants.length;
-
-  const groundTruth =
-    options.anomaliesPerCode > 0
-      ? plantAnomalies(ctx, {
-          writer,
-          journals,
+  let groundTruth: GroundTruth | null;
+  try {
+    for (let i = 0; i < options.cards; i++) {
+      const merchant = merchants[i % merchants.length] as MerchantRecord;
+      const offering = random.pick(offerings.get(merchant.merchantId) ?? []);
+      const budget = (plan[i] as number) + carried;
+      const life = liveCard(
+        {
+          cardId: nextCardId(),
+          merchantId: merchant.merchantId,
+          offering,
+          issuedAt: random.int(start, now - 2 * 3_600_000),
+          transactionBudget: budget,
           now,
-          perCode: options.anomaliesPerCode,
-          nextOrderNo: sources.nextOrderNo,
-          nextTransactionId: sources.nextTransactionId,
-          nextTradeNo: sources.nextTradeNo,
-          nextMerchantOrderNo: sources.nextMerchantOrderNo,
-          nextCardId,
-        })
-      : null;
-  for (const journal of journals.values()) journal.close();
-  createIndexes(ctx.store.db);
+          failureShare: options.failureShare ?? 0.02,
+          lateShare: options.lateShare ?? 0.05,
+        },
+        sources,
+      );
+      carried = budget - life.transactions.length;
+      transactions += life.transactions.length;
+      orders += life.orders.length;
+      batch.push(life);
+      if (batch.length >= CARDS_PER_BATCH) await flush();
+    }
+    await flush();
+    fundMerchants(ctx, merchants, deltas, journals, random, start);
+    orders += merchants.length;
+    groundTruth =
+      options.anomaliesPerCode > 0
+        ? plantAnomalies(ctx, {
+            writer,
+            journals,
+            now,
+            perCode: options.anomaliesPerCode,
+            nextOrderNo: sources.nextOrderNo,
+            nextTransactionId: sources.nextTransactionId,
+            nextTradeNo: sources.nextTradeNo,
+            nextMerchantOrderNo: sources.nextMerchantOrderNo,
+            nextCardId,
+          })
+        : null;
+  } finally {
+    // Closed on an abort too: an interrupted generation must not leak descriptors.
+    for (const journal of journals.values()) journal.close();
+  }
+  // One index at a time: building them over a million rows takes seconds.
+  for (const statement of SANDBOX_INDEXES) {
+    ctx.store.db.exec(statement);
+    await nextTurn();
+    options.signal?.throwIfAborted();
+  }
   ctx.store.transactions.invalidateIndex();
-  const groundTruthFile = groundTruth ? join(options.outDir, 'ground-truth.json') : null;
+  ctx.store.cards.invalidateIndex();
   return {
     journalFiles: Object.fromEntries([...journals].map(([id, j]) => [id, j.path])),
-    groundTruthFile,
+    groundTruthFile: groundTruth ? join(options.outDir, 'ground-truth.json') : null,
     groundTruth,
     cards: options.cards,
     transactions,
