@@ -18,12 +18,12 @@ export interface WriteCounts {
   unchanged: number;
 }
 
+// Positional parameters: binding by name costs a lookup per parameter on the hot path.
 const UPSERT = `
 INSERT INTO transactions (transaction_id, merchant_id, card_id, trade_no, type, status, amount,
   amount_minor, fee, fee_minor, currency, merchant_name, created_at, first_seen_at, updated_at,
   updated_run_id)
-VALUES (@transactionId, @merchantId, @cardId, @tradeNo, @type, @status, @amount, @amountMinor,
-  @fee, @feeMinor, @currency, @merchantName, @createdAt, @observedAt, @observedAt, @runId)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (transaction_id) DO UPDATE SET
   merchant_id = excluded.merchant_id, card_id = excluded.card_id, trade_no = excluded.trade_no,
   type = excluded.type, status = excluded.status, amount = excluded.amount,
@@ -38,11 +38,9 @@ WHERE transactions.status IS NOT excluded.status OR transactions.amount IS NOT e
   OR transactions.merchant_name IS NOT excluded.merchant_name
   OR transactions.created_at IS NOT excluded.created_at
   OR transactions.merchant_id IS NOT excluded.merchant_id
-RETURNING 1 AS written`;
+RETURNING rowid`;
 
-// Whether the row existed decides inserted against updated: `first_seen_at = updated_at` after
-// the write cannot tell them apart when a window holds two versions of a row read at one instant.
-const EXISTS = 'SELECT 1 FROM transactions WHERE transaction_id = ?';
+const HIGHEST_ROWID = 'SELECT coalesce(max(rowid), 0) FROM transactions';
 
 /**
  * Upserts transactions with prepared statements (the hot path of a sync: kysely would compile
@@ -51,38 +49,47 @@ const EXISTS = 'SELECT 1 FROM transactions WHERE transaction_id = ?';
  */
 export class TransactionWriter {
   readonly #upsert: Statement;
-  readonly #exists: Statement;
+  readonly #highestRowid: Statement;
 
   constructor(db: SqliteDatabase) {
-    this.#upsert = db.prepare(UPSERT);
-    this.#exists = db.prepare(EXISTS).pluck();
+    this.#upsert = db.prepare(UPSERT).pluck().safeIntegers(false);
+    this.#highestRowid = db.prepare(HIGHEST_ROWID).pluck();
   }
 
-  /** Write `rows`; call inside the caller's transaction so a window commits whole. */
+  /**
+   * Write `rows`; call inside the caller's transaction so a window commits whole.
+   *
+   * Inserted is told from updated without a lookup of its own: SQLite gives a new row a rowid
+   * above every rowid in the table (rows are never deleted), so a written row whose rowid is
+   * above the highest seen so far was inserted, even when a window holds two versions of it.
+   */
   write(rows: Iterable<Transaction>, context: WriteContext): WriteCounts {
     const counts: WriteCounts = { inserted: 0, updated: 0, unchanged: 0 };
+    let highest = this.#highestRowid.get() as number;
     for (const row of rows) {
-      const existed = this.#exists.get(row.transactionId) !== undefined;
-      const result = this.#upsert.get({
-        transactionId: row.transactionId,
-        merchantId: context.merchantId,
-        cardId: row.cardId,
-        tradeNo: row.tradeNo,
-        type: row.type,
-        status: row.status,
-        amount: row.amount,
-        amountMinor: minorColumn(row.amount, row.currency),
-        fee: row.fee,
-        feeMinor: minorColumn(row.fee, row.currency),
-        currency: row.currency,
-        merchantName: row.merchantName,
-        createdAt: row.createdAt,
-        observedAt: context.observedAt,
-        runId: context.runId,
-      }) as { written: number } | undefined;
-      if (result === undefined) counts.unchanged += 1;
-      else if (existed) counts.updated += 1;
-      else counts.inserted += 1;
+      const rowid = this.#upsert.get(
+        row.transactionId,
+        context.merchantId,
+        row.cardId,
+        row.tradeNo,
+        row.type,
+        row.status,
+        row.amount,
+        minorColumn(row.amount, row.currency),
+        row.fee,
+        minorColumn(row.fee, row.currency),
+        row.currency,
+        row.merchantName,
+        row.createdAt,
+        context.observedAt,
+        context.observedAt,
+        context.runId,
+      ) as number | undefined;
+      if (rowid === undefined) counts.unchanged += 1;
+      else if (rowid > highest) {
+        counts.inserted += 1;
+        highest = rowid;
+      } else counts.updated += 1;
     }
     return counts;
   }
