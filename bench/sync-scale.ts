@@ -61,7 +61,14 @@ async function loadMirrorModules(): Promise<MirrorModules> {
   const writers = (await load(
     'mirror/mirror-writers.js',
   )) as typeof import('../src/mirror/mirror-writers.js');
-  return { openMirror: open.openMirror, createMirrorWriters: writers.createMirrorWriters };
+  const windowWriter = (await load(
+    'sync/window-writer.js',
+  )) as typeof import('../src/sync/window-writer.js');
+  return {
+    openMirror: open.openMirror,
+    createMirrorWriters: writers.createMirrorWriters,
+    startWindowWriter: (file) => windowWriter.WindowWriter.start(file),
+  };
 }
 
 const benchStarted = performance.now();

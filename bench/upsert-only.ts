@@ -1,23 +1,25 @@
 import Database from 'better-sqlite3';
 import type { Card, Transaction } from '../src/contract/index.js';
-import { createLogger } from '../src/log/logger.js';
 import type { MirrorWriters } from '../src/mirror/mirror-writers.js';
 import type { Mirror } from '../src/mirror/open-mirror.js';
 import type { SqliteDatabase } from '../src/mirror/sqlite-database.js';
 import type { WriteContext } from '../src/mirror/transaction-writer.js';
 import { currencyExponent } from '../src/money/currency.js';
 import { formatMinor } from '../src/money/decimal.js';
-import { SILENT_PROGRESS } from '../src/sync/progress-sink.js';
-import type { MerchantSyncContext, SyncApi } from '../src/sync/sync-context.js';
 import { emptyMerchantResult } from '../src/sync/sync-result.js';
 import { WindowBatcher } from '../src/sync/window-batcher.js';
+import type { WindowCommit } from '../src/sync/window-commit.js';
+import type { WindowWriter } from '../src/sync/window-writer.js';
 import { ownCpuSeconds } from './cpu-time.js';
 
 /** What an upsert-only pass wrote and how long it took. */
 export interface UpsertOnlyResult {
-  /** Time inside the write calls alone (the sum over every committed chunk). */
+  /**
+   * Wall time of the writing alone (rows read and converted beforehand): card pages on the main
+   * connection, transaction windows through the sync's batcher and writer thread.
+   */
   readonly writeSeconds: number;
-  /** CPU seconds inside the write calls: below `writeSeconds` by the time spent waiting on disk. */
+  /** CPU seconds of the process (both threads) while writing. */
   readonly writeCpuSeconds: number;
   /** Wall time of the pass: reading the sandbox's file, converting and writing. */
   readonly totalSeconds: number;
@@ -33,6 +35,7 @@ export interface UpsertOnlyResult {
 export interface MirrorModules {
   openMirror(file: string): Mirror;
   createMirrorWriters(db: SqliteDatabase): MirrorWriters;
+  startWindowWriter(file: string): WindowWriter;
 }
 
 /** Options of {@link upsertOnly}. */
@@ -100,126 +103,101 @@ const TRANSACTIONS = `SELECT transaction_id AS transactionId, card_id AS cardId,
 export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnlyResult> {
   const started = performance.now();
   const source = new Database(options.sandboxFile, { readonly: true, fileMustExist: true });
-  const mirror = options.mirror.openMirror(options.mirrorFile);
-  const writers = options.mirror.createMirrorWriters(mirror.db);
   const context: WriteContext = {
     merchantId: options.merchantId,
     runId: 'bench-upsert-only',
     observedAt: new Date().toISOString(),
   };
-  let writeMs = 0;
-  let writeCpu = 0;
-  let chunks = 0;
+  // Everything is read and converted first, so the timed part is the writing alone.
+  let cardPages: Card[][];
+  let windows: WindowCommit[];
+  try {
+    cardPages = readCardPages(source, options.merchantId, options.cardChunk ?? 100);
+    windows = readWindows(source, options.merchantId, options.transactionChunk ?? 2_000);
+  } finally {
+    source.close();
+  }
+  const mirror = options.mirror.openMirror(options.mirrorFile);
+  const writers = options.mirror.createMirrorWriters(mirror.db);
+  const windowWriter = options.mirror.startWindowWriter(options.mirrorFile);
   let commits = 0;
-  const timed = (work: () => void) => {
-    const cpu0 = ownCpuSeconds();
-    const t0 = performance.now();
-    work();
-    writeMs += performance.now() - t0;
-    writeCpu += ownCpuSeconds() - cpu0;
-  };
-  const atomically = writers.atomically;
-  const counted: MirrorWriters = {
-    ...writers,
-    atomically: (work) => {
+  const counted = {
+    commit: (runId: string, batch: readonly WindowCommit[]) => {
       commits += 1;
-      return atomically(work);
+      return windowWriter.commit(runId, batch);
     },
   };
   try {
-    const cardPage = source.prepare(CARDS);
-    const cardLimit = options.cardChunk ?? 100;
-    let cards = 0;
-    let cursor = { at: Number.MAX_SAFE_INTEGER, id: '' };
-    for (;;) {
-      const rows = cardPage.all({ merchantId: options.merchantId, ...cursor, limit: cardLimit });
-      const last = rows.at(-1) as CardRow | undefined;
-      if (!last) break;
-      const batch = (rows as CardRow[]).map(toCard);
-      timed(() => counted.atomically(() => writers.cards.write(batch, context)));
-      chunks += 1;
-      cards += batch.length;
-      cursor = { at: last.createdAt, id: last.cardId };
+    const cpu0 = ownCpuSeconds();
+    const t0 = performance.now();
+    for (const page of cardPages) {
+      writers.atomically(() => writers.cards.write(page, context));
+      commits += 1;
     }
-
-    const txnPage = source.prepare(TRANSACTIONS);
-    const txnLimit = options.transactionChunk ?? 2_000;
-    const batcher = new WindowBatcher(
-      commitContext(counted, context.runId, options.merchantId),
-      emptyMerchantResult(options.merchantId).transactions,
-    );
-    let transactions = 0;
-    // Consecutive windows touch end to start, so the done ranges merge into one as the sync's do.
-    let rangeStart: number | undefined;
-    cursor = { at: Number.MIN_SAFE_INTEGER, id: '' };
-    for (;;) {
-      const rows = txnPage.all({ merchantId: options.merchantId, ...cursor, limit: txnLimit });
-      const first = rows[0] as TransactionRow | undefined;
-      const last = rows.at(-1) as TransactionRow | undefined;
-      if (!first || !last) break;
-      const batch = (rows as TransactionRow[]).map(toTransaction);
-      const range = { start: rangeStart ?? first.createdAt, end: last.createdAt };
-      timed(() =>
-        batcher.add(
-          {
-            merchantId: options.merchantId,
-            kind: 'history',
-            range,
-            rows: batch,
-            rejected: [],
-            expected: batch.length,
-            fetched: batch.length,
-            attempts: 1,
-            startedAt: Date.now(),
-            markDone: true,
-          },
-          batch.length,
-        ),
-      );
-      chunks += 1;
-      transactions += batch.length;
-      rangeStart = last.createdAt + 1;
-      cursor = { at: last.createdAt, id: last.transactionId };
-    }
-    timed(() => batcher.flush());
+    const batcher = new WindowBatcher(counted, {
+      runId: context.runId,
+      counts: emptyMerchantResult(options.merchantId).transactions,
+      clock: Date.now,
+    });
+    for (const window of windows) await batcher.add(window, window.rows.length);
+    await batcher.flush();
+    const writeSeconds = (performance.now() - t0) / 1000;
     return {
-      writeSeconds: writeMs / 1000,
-      writeCpuSeconds: writeCpu,
+      writeSeconds,
+      writeCpuSeconds: ownCpuSeconds() - cpu0,
       totalSeconds: (performance.now() - started) / 1000,
-      cards,
-      transactions,
-      chunks,
+      cards: cardPages.reduce((n, page) => n + page.length, 0),
+      transactions: windows.reduce((n, window) => n + window.rows.length, 0),
+      chunks: cardPages.length + windows.length,
       commits,
     };
   } finally {
-    source.close();
+    await windowWriter.close();
     await mirror.close();
   }
 }
 
-/** What the engine's commit path reads of a merchant's sync context (no API is called). */
-function commitContext(
-  writers: MirrorWriters,
-  runId: string,
-  merchantId: string,
-): MerchantSyncContext {
-  const noApi = new Proxy({} as SyncApi, {
-    get: () => {
-      throw new Error('the upsert-only pass has no API');
-    },
-  });
-  return {
-    api: noApi,
-    writers,
-    runId,
-    source: merchantId,
-    baseUrl: 'https://upsert-only.invalid',
-    logger: createLogger({ level: 'silent' }),
-    signal: new AbortController().signal,
-    settings: { concurrency: 1, maxPagesPerWindow: 20, lookbackMs: 0, safetyLagMs: 0 },
-    clock: Date.now,
-    progress: SILENT_PROGRESS,
-  };
+function readCardPages(source: Database.Database, merchantId: string, limit: number): Card[][] {
+  const cardPage = source.prepare(CARDS);
+  const pages: Card[][] = [];
+  let cursor = { at: Number.MAX_SAFE_INTEGER, id: '' };
+  for (;;) {
+    const rows = cardPage.all({ merchantId, ...cursor, limit }) as CardRow[];
+    const last = rows.at(-1);
+    if (!last) return pages;
+    pages.push(rows.map(toCard));
+    cursor = { at: last.createdAt, id: last.cardId };
+  }
+}
+
+function readWindows(source: Database.Database, merchantId: string, limit: number): WindowCommit[] {
+  const txnPage = source.prepare(TRANSACTIONS);
+  const windows: WindowCommit[] = [];
+  // Consecutive windows touch end to start, so the done ranges merge into one as the sync's do.
+  let rangeStart: number | undefined;
+  let cursor = { at: Number.MIN_SAFE_INTEGER, id: '' };
+  for (;;) {
+    const rows = txnPage.all({ merchantId, ...cursor, limit }) as TransactionRow[];
+    const first = rows[0];
+    const last = rows.at(-1);
+    if (!first || !last) return windows;
+    const batch = rows.map(toTransaction);
+    windows.push({
+      merchantId,
+      kind: 'history',
+      range: { start: rangeStart ?? first.createdAt, end: last.createdAt },
+      rows: batch,
+      quarantined: [],
+      expected: batch.length,
+      fetched: batch.length,
+      attempts: 1,
+      startedAt: 0,
+      finishedAt: 0,
+      markDone: true,
+    });
+    rangeStart = last.createdAt + 1;
+    cursor = { at: last.createdAt, id: last.transactionId };
+  }
 }
 
 const exponents = new Map<string, number>();

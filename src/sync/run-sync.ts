@@ -10,6 +10,7 @@ import { type ProgressSink, SILENT_PROGRESS } from './progress-sink.js';
 import type { SyncApi, SyncSettings } from './sync-context.js';
 import type { MerchantSyncResult, SyncOutcome, SyncResult } from './sync-result.js';
 import { isoTime } from './time-range.js';
+import { WindowWriter } from './window-writer.js';
 
 /** One configured merchant and the client that reads it. */
 export interface SyncSource {
@@ -77,6 +78,7 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
   if (crashed > 0) logger.warn({ crashed }, 'earlier runs had died; this run resumes their work');
   const merchants: MerchantSyncResult[] = [];
   let cutoff: number | null = null;
+  const windowWriter = WindowWriter.start(options.db.name);
   try {
     for (const source of options.sources) {
       if (signal.aborted) break;
@@ -84,6 +86,7 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
         {
           api: source.api,
           writers,
+          windowWriter,
           runId,
           source: source.source,
           baseUrl: source.baseUrl,
@@ -137,6 +140,7 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     });
     throw error;
   } finally {
+    await windowWriter.close();
     options.signal.removeEventListener('abort', forward);
     clearInterval(heartbeat);
     lock.release();

@@ -1,3 +1,4 @@
+import { quarantineEntries } from './quarantine-entries.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import type { TransactionCounts } from './sync-result.js';
 import type { TimeRange } from './time-range.js';
@@ -34,7 +35,11 @@ export async function syncWindows(
 ): Promise<WindowBatchResult> {
   const seen = options.collectIds ? new Set<string>() : null;
   const log = context.logger;
-  const batcher = new WindowBatcher(context, counts);
+  const batcher = new WindowBatcher(context.windowWriter, {
+    runId: context.runId,
+    counts,
+    clock: context.clock,
+  });
   try {
     await runWorkPool<WindowJob>(
       jobs,
@@ -61,18 +66,19 @@ export async function syncWindows(
         }
         context.progress.expect(result.expected);
         const fetched = result.rows.size + result.rejected.length;
-        batcher.add(
+        await batcher.add(
           {
             merchantId,
             kind: job.kind,
             range: job.range,
             filter: job.filter,
-            rows: result.rows.values(),
-            rejected: result.rejected,
+            rows: [...result.rows.values()],
+            quarantined: quarantineEntries('transactions', result.rejected),
             expected: result.expected,
             fetched,
             attempts: result.attempts,
             startedAt,
+            finishedAt: context.clock(),
             markDone: job.markDone && result.verified,
           },
           fetched,
@@ -101,7 +107,7 @@ export async function syncWindows(
     );
   } finally {
     // Finished windows land even when the pool stopped on an error or a signal.
-    batcher.flush();
+    await batcher.flush();
   }
   return { seen };
 }

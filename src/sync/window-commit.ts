@@ -1,59 +1,63 @@
-import type { MalformedRecordError } from '../api/index.js';
 import type { Transaction } from '../contract/index.js';
+import type { MirrorWriters } from '../mirror/mirror-writers.js';
+import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import type { WriteCounts } from '../mirror/transaction-writer.js';
-import { quarantineEntries } from './quarantine-entries.js';
 import { screenTransactions } from './record-screen.js';
-import type { MerchantSyncContext } from './sync-context.js';
 import { isoTime, mergeRanges, type TimeRange } from './time-range.js';
 
 /** What kind of work a window was, as the run record shows it. */
 export type WindowKind = 'history' | 'lookback' | 'tail' | 'unsettled' | 'card-range' | 'audit';
 
-/** A window read and ready to land. */
+/**
+ * A window read and ready to land. Plain data only: it crosses to the writer thread by
+ * structured clone.
+ */
 export interface WindowCommit {
   readonly merchantId: string;
   readonly kind: WindowKind;
   readonly range: TimeRange;
   readonly filter?: object | undefined;
-  readonly rows: Iterable<Transaction>;
-  readonly rejected: readonly MalformedRecordError[];
+  readonly rows: readonly Transaction[];
+  /** Records the client refused, with the reason. */
+  readonly quarantined: readonly QuarantinedRecord[];
   readonly expected: number | null;
   readonly fetched: number;
   readonly attempts: number;
   readonly startedAt: number;
+  /** When the window's last page was read: the rows' read time. */
+  readonly finishedAt: number;
   /** Add the range to the merchant's done ranges (history and lookback windows). */
   readonly markDone: boolean;
 }
 
+/** What landing a window did. */
+export type WindowCounts = WriteCounts & { quarantined: number };
+
 /**
  * Land a window: its rows upserted, its malformed records quarantined, its range added to the
- * done ranges and its record in `sync_windows`. Call inside a SQLite transaction (see
- * {@link WindowBatcher}), so all of it lands or none: a crash before the commit loses only the
- * reading; after it, nothing is read again.
+ * done ranges and its record in `sync_windows`. Call inside a SQLite transaction (the writer
+ * thread puts a batch of windows in one), so all of it lands or none: a crash before the
+ * commit loses only the reading; after it, nothing is read again.
  */
 export function writeWindow(
-  context: MerchantSyncContext,
+  writers: MirrorWriters,
+  runId: string,
   window: WindowCommit,
-): WriteCounts & { quarantined: number } {
-  const { writers } = context;
-  const now = context.clock();
+): WindowCounts {
   const write = {
     merchantId: window.merchantId,
-    runId: context.runId,
-    observedAt: isoTime(now),
+    runId,
+    observedAt: isoTime(window.finishedAt),
   };
   const { kept, refused } = screenTransactions(window.rows);
   const counts = writers.transactions.write(kept, write);
-  const quarantined = writers.quarantine.write(
-    [...quarantineEntries('transactions', window.rejected), ...refused],
-    write,
-  );
+  const quarantined = writers.quarantine.write([...window.quarantined, ...refused], write);
   if (window.markDone) {
     const done = writers.progress.read(window.merchantId);
     writers.progress.replace(window.merchantId, mergeRanges([...done, window.range]));
   }
   writers.runs.addWindow({
-    runId: context.runId,
+    runId,
     merchantId: window.merchantId,
     kind: window.kind,
     startAt: isoTime(window.range.start),
@@ -63,9 +67,9 @@ export function writeWindow(
     fetched: window.fetched,
     upserted: counts.inserted + counts.updated,
     attempts: window.attempts,
-    durationMs: now - window.startedAt,
+    durationMs: window.finishedAt - window.startedAt,
     outcome: 'done',
-    finishedAt: isoTime(now),
+    finishedAt: isoTime(window.finishedAt),
   });
   return { ...counts, quarantined };
 }

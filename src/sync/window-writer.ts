@@ -1,0 +1,104 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WindowCommit, WindowCounts } from './window-commit.js';
+import type { CommitReply, CommitRequest, WriterThreadData } from './writer-thread-protocol.js';
+
+/** A failed commit on the writer thread, with SQLite's code when there was one. */
+export class WindowWriteError extends Error {
+  readonly code: string;
+
+  constructor(message: string, code = 'MIRROR_WRITE_FAILED') {
+    super(message);
+    this.name = 'WindowWriteError';
+    this.code = code;
+  }
+}
+
+interface Pending {
+  resolve(counts: readonly WindowCounts[]): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The mirror's writer thread, seen from the sync: batches of windows go in, each lands in one
+ * SQLite transaction on the thread's own connection, and the promise answers with what each
+ * window wrote. Parsing and network stay on the main thread, statements and commits (with their
+ * fsyncs at checkpoints) run on the other core, so a large first sync costs about the larger of
+ * the two instead of their sum. Batches land in the order they were sent.
+ */
+export class WindowWriter {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #failure: Error | null = null;
+  #closed: Promise<void> | null = null;
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    worker.on('message', (reply: CommitReply) => this.#settle(reply));
+    worker.on('error', (error) => this.#fail(error));
+    worker.on('exit', (code) => {
+      if (this.#closed === null)
+        this.#fail(new WindowWriteError(`the mirror's writer thread exited (code ${code})`));
+    });
+  }
+
+  /** Start a writer thread on the mirror file `file` (already open and migrated). */
+  static start(file: string, options: { busyTimeoutMs?: number } = {}): WindowWriter {
+    const data: WriterThreadData = { file, ...options };
+    return new WindowWriter(new Worker(writerThreadFile(), { workerData: data }));
+  }
+
+  /** Land `windows` in one transaction; rejects with {@link WindowWriteError} if it failed. */
+  commit(runId: string, windows: readonly WindowCommit[]): Promise<readonly WindowCounts[]> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#closed) return Promise.reject(new WindowWriteError('the writer thread is closed'));
+    const id = this.#nextId++;
+    const request: CommitRequest = { id, runId, windows };
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage(request);
+    });
+  }
+
+  /** Let the thread finish what it was sent, close its connection and end. */
+  close(): Promise<void> {
+    if (!this.#closed) {
+      const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
+      this.#worker.postMessage('close');
+      this.#closed = exited;
+    }
+    return this.#closed;
+  }
+
+  #settle(reply: CommitReply): void {
+    const pending = this.#pending.get(reply.id);
+    if (!pending) return;
+    this.#pending.delete(reply.id);
+    if ('counts' in reply) pending.resolve(reply.counts);
+    else pending.reject(new WindowWriteError(reply.error.message, reply.error.code));
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+}
+
+/**
+ * The thread's script. Built, it sits beside this file. Under vitest the sources run as
+ * TypeScript, which a worker thread cannot load, so the build is used (`npm test` builds first).
+ */
+function writerThreadFile(): URL {
+  const here = new URL(import.meta.url);
+  const file = here.pathname.endsWith('.ts')
+    ? new URL('../../dist/sync/writer-thread.js', here)
+    : new URL('./writer-thread.js', here);
+  if (!existsSync(fileURLToPath(file)))
+    throw new WindowWriteError(
+      `the writer thread's script ${fileURLToPath(file)} is missing: run npm run build`,
+    );
+  return file;
+}
