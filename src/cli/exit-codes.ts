@@ -1,4 +1,4 @@
-/** The exit codes operators and schedulers rely on (job-interface.md). */
+/** The exit codes operators and schedulers rely on (job-interface.md; 7 is this project's own). */
 export const EXIT = {
   OK: 0,
   INTERNAL: 1,
@@ -7,6 +7,8 @@ export const EXIT = {
   SYNC_INCOMPLETE: 4,
   LOCKED: 5,
   DISCREPANCIES: 6,
+  /** The upstream refused a request (a 4xx other than 401); an order so refused is journaled. */
+  REJECTED: 7,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

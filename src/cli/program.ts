@@ -1,7 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import type { CliIo } from './cli-io.js';
+import { registerBalanceCommand } from './commands/balance-command.js';
+import { registerCardsCommand } from './commands/cards-command.js';
+import { registerOfferingsCommand } from './commands/offerings-command.js';
 import { registerOpenApiCommand } from './commands/openapi-command.js';
+import { registerOrdersCommand } from './commands/orders-command.js';
 import { registerSandboxCommand } from './commands/sandbox-command.js';
 import { registerSyncCommand } from './commands/sync-command.js';
 import { EXIT, ExitError } from './exit-codes.js';
@@ -19,6 +23,10 @@ export function buildProgram(io: CliIo): Command {
   registerSyncCommand(program, io);
   registerSandboxCommand(program, io);
   registerOpenApiCommand(program, io);
+  registerOrdersCommand(program, io);
+  registerCardsCommand(program, io);
+  registerBalanceCommand(program, io);
+  registerOfferingsCommand(program, io);
   for (const command of program.commands)
     command
       .exitOverride()

@@ -1,0 +1,53 @@
+import { UpstreamError } from '../api/index.js';
+import { OrderDeskError } from '../journal/order-desk-error.js';
+import { EXIT, ExitError } from './exit-codes.js';
+
+/**
+ * The exit a card, balance or orders command ends with for `error`: the upstream's 401 → 3;
+ * its refusal (INSUFFICIENT_BALANCE, CARD_NOT_FOUND, ...) → 7: not 1, nothing internal failed,
+ * nor 2, the command line was right and the refusal is journaled; unavailable after retries, or interrupted → 4 (what was journaled stays, a
+ * re-run settles it); an order the desk refused before sending → 2; a mirror held by another
+ * writer past busy_timeout → 5. Anything else is returned as is (an internal error).
+ */
+export function commandExit(error: unknown, what: string, source: string): unknown {
+  if (error instanceof ExitError) return error;
+  if (error instanceof UpstreamError) {
+    switch (error.code) {
+      case 'UPSTREAM_UNAUTHORIZED':
+        return new ExitError(EXIT.UNAUTHORIZED, `the upstream refused the key of ${source} (401)`, {
+          cause: error,
+        });
+      case 'UPSTREAM_REJECTED':
+        return new ExitError(EXIT.REJECTED, `${what}: ${error.message}`, { cause: error });
+      case 'UPSTREAM_ABORTED':
+        return new ExitError(EXIT.SYNC_INCOMPLETE, `${what}: interrupted`, { cause: error });
+      default:
+        return new ExitError(
+          EXIT.SYNC_INCOMPLETE,
+          `${what}: upstream unavailable: ${error.message}`,
+          {
+            cause: error,
+          },
+        );
+    }
+  }
+  if (error instanceof OrderDeskError) {
+    if (error.code === 'JOURNAL_WRITE_FAILED')
+      return new ExitError(isBusy(error.cause) ? EXIT.LOCKED : EXIT.INTERNAL, error.message, {
+        cause: error,
+      });
+    return new ExitError(EXIT.USAGE, error.message, { cause: error });
+  }
+  if (isBusy(error))
+    return new ExitError(
+      EXIT.LOCKED,
+      'the mirror is busy: another writer held it longer than its busy timeout; try again',
+      { cause: error },
+    );
+  return error;
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}

@@ -1,0 +1,70 @@
+import type { OrderOutcome } from '../journal/order-desk.js';
+
+import { EXIT, ExitError } from './exit-codes.js';
+
+/** An order's outcome as `--json` prints it. */
+export function outcomeJson(outcome: OrderOutcome, merchantId: string): Record<string, unknown> {
+  const { error } = outcome;
+  return {
+    merchantId,
+    merchantOrderNo: outcome.merchantOrderNo,
+    kind: outcome.kind,
+    state: outcome.state,
+    orderNo: outcome.orderNo,
+    errorCode: outcome.errorCode,
+    sent: outcome.sent,
+    replayed: outcome.replayed,
+    fromJournal: outcome.fromJournal,
+    error:
+      error === undefined
+        ? null
+        : {
+            code: error.code,
+            status: error.status ?? null,
+            upstreamCode: error.upstreamCode ?? null,
+            message: error.message,
+          },
+  };
+}
+
+/** The line a human reads for an accepted order. */
+export function acceptedLine(outcome: OrderOutcome): string {
+  const how = outcome.fromJournal
+    ? 'already accepted; answered from the journal, nothing sent'
+    : outcome.replayed
+      ? 'accepted; the upstream replayed the earlier submission'
+      : 'accepted';
+  return `${outcome.kind} ${how}: order ${outcome.orderNo} (merchant order ${outcome.merchantOrderNo})\n`;
+}
+
+/**
+ * How a command ends for an order that was not accepted: a refusal exits 7 (3 for the key),
+ * an unknown outcome 4 with the way to settle it; undefined for an accepted order.
+ */
+export function outcomeExit(outcome: OrderOutcome, source: string): ExitError | undefined {
+  const { kind, merchantOrderNo: ref, error } = outcome;
+  if (outcome.state === 'ACCEPTED') return undefined;
+  if (outcome.state === 'SUBMITTED') {
+    const why =
+      error?.code === 'UPSTREAM_ABORTED'
+        ? 'interrupted'
+        : error?.code === 'UPSTREAM_UNAUTHORIZED'
+          ? `the upstream refused the key of ${source} (401)`
+          : `upstream unavailable: ${error?.message ?? 'no answer'}`;
+    return new ExitError(
+      error?.code === 'UPSTREAM_UNAUTHORIZED' ? EXIT.UNAUTHORIZED : EXIT.SYNC_INCOMPLETE,
+      `${kind} ${ref}: outcome unknown (${why}); journaled SUBMITTED: run the same command again, or cardsync orders settle`,
+    );
+  }
+  if (outcome.errorCode === 'UNAUTHORIZED')
+    return new ExitError(
+      EXIT.UNAUTHORIZED,
+      `the upstream refused the key of ${source} (401); ${kind} ${ref} was not taken (journaled REJECTED UNAUTHORIZED; run it again once the key is right)`,
+    );
+  return new ExitError(
+    EXIT.REJECTED,
+    outcome.fromJournal
+      ? `${kind} ${ref} was refused by the upstream earlier: ${outcome.errorCode}; answered from the journal, nothing sent`
+      : `${kind} ${ref} refused by the upstream: ${outcome.errorCode}; journaled REJECTED${error ? ` (${error.message})` : ''}`,
+  );
+}

@@ -1,0 +1,55 @@
+/** The columns of a merchant's order journal file, in the order the reference model lists them. */
+export const JOURNAL_COLUMNS = [
+  'merchantOrderNo',
+  'kind',
+  'cardId',
+  'offeringId',
+  'amount',
+  'currency',
+  'submittedAt',
+  'orderNo',
+] as const;
+
+/** One column of the journal file. */
+export type JournalColumn = (typeof JOURNAL_COLUMNS)[number];
+
+/** Why a line of a journal file is refused (or, for AMOUNT_TOO_PRECISE, only flagged). */
+export type ImportIssueCode =
+  /** The bytes are not UTF-8 text. */
+  | 'NOT_UTF8'
+  /** The header row is missing, or lacks, repeats or adds a column. */
+  | 'BAD_HEADER'
+  /** Not RFC 4180: a stray or unclosed quote. Parsing stops there. */
+  | 'CSV_SYNTAX'
+  /** A row with more or fewer fields than the header. */
+  | 'FIELD_COUNT'
+  /** A field breaks the rules of its column for the row's kind (`field` names it). */
+  | 'INVALID_FIELD'
+  /** A merchantOrderNo that an earlier line of the same file already used. */
+  | 'DUPLICATE_IN_FILE'
+  /** An orderNo that another merchantOrderNo already carries, in the file or the journal. */
+  | 'DUPLICATE_ORDER_NO'
+  /** A currency other than the merchant's (an account has one currency). */
+  | 'CURRENCY_MISMATCH'
+  /** A merchantOrderNo already journaled with other values. */
+  | 'CONTRADICTS_JOURNAL'
+  /** Warning only: more fractional digits than the currency has; kept, `amount_minor` NULL. */
+  | 'AMOUNT_TOO_PRECISE';
+
+/** One offending (or flagged) line of a journal file. */
+export interface ImportIssue {
+  /** 1-based physical line of the file where the row starts (the header is line 1). */
+  readonly line: number;
+  readonly code: ImportIssueCode;
+  /** The column at fault, when one is. */
+  readonly field?: JournalColumn;
+  /** The row's merchantOrderNo, when it has one. */
+  readonly merchantOrderNo?: string;
+  /** One line, `what was expected, got what`. */
+  readonly reason: string;
+}
+
+/** `"text"`, cut to a readable length: how a bad value is quoted in a reason. */
+export function quoted(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+}

@@ -1,0 +1,43 @@
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * An ISO 8601 date-time with a zone (`Z`, `+02:00` or `+0200`), normalised to UTC with
+ * milliseconds, as the mirror stores every instant. A date alone or a time without a zone is
+ * refused: an order happened at an instant, and local time differs between the merchant's
+ * books and this host. Digits past the millisecond are dropped.
+ * @example parseJournalInstant('2026-11-21T03:00:00+01:00') // '2026-11-21T02:00:00.000Z'
+ * @returns undefined when `text` is not such an instant, or names no real date.
+ */
+export function parseJournalInstant(text: string): string | undefined {
+  const match = ISO_DATE_TIME.exec(text);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second = '0', fraction = '', zone = 'Z'] = match;
+  const fields = [year, month, day, hour, minute, second].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [y, mo, d, h, mi, s] = fields;
+  if (h > 23 || mi > 59 || s > 59) return undefined;
+  const utc = Date.UTC(y, mo - 1, d, h, mi, s, Number(fraction.padEnd(3, '0').slice(0, 3)));
+  const check = new Date(Date.UTC(y, mo - 1, d));
+  // Date.UTC rolls 2026-02-30 over to March 2; a real date reads back the same.
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d)
+    return undefined;
+  const offset = zoneMinutes(zone);
+  if (offset === undefined) return undefined;
+  return new Date(utc - offset * 60_000).toISOString();
+}
+
+function zoneMinutes(zone: string): number | undefined {
+  if (zone === 'Z') return 0;
+  const digits = zone.slice(1).replace(':', '');
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2, 4));
+  if (hours > 23 || minutes > 59) return undefined;
+  return (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
+}

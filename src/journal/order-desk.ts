@@ -1,0 +1,361 @@
+import type { Logger } from 'pino';
+import type { CardIssuingClient, OrderResult } from '../api/index.js';
+import { UpstreamError } from '../api/upstream-error.js';
+import type { OrderKind } from '../contract/index.js';
+import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import {
+  type CardOrder,
+  describeCardOrder,
+  type OrderBody,
+  orderBody,
+  orderOfBody,
+  sameCardOrder,
+} from './card-order.js';
+import { isMerchantOrderNo, newMerchantOrderNo } from './merchant-order-no.js';
+import { checkOrderAmount } from './order-amount.js';
+import { OrderDeskError } from './order-desk-error.js';
+import { type JournaledOrder, OrderJournal, type SubmittedOrder } from './order-journal.js';
+import { isForgottenRefusal, refusalCode } from './order-refusal.js';
+
+/** The six order calls of the client: all the desk needs of the upstream. */
+export type OrderApi = Pick<
+  CardIssuingClient,
+  'issueCard' | 'deposit' | 'withdraw' | 'freezeCard' | 'unfreezeCard' | 'cancelCard'
+>;
+
+/** What the desk works with. */
+export interface OrderDeskOptions {
+  readonly db: SqliteDatabase;
+  readonly api: OrderApi;
+  /** The merchant every order is journaled for. */
+  readonly merchantId: string;
+  /** The merchant's currency: money orders are checked against it and journaled in it. */
+  readonly currency?: string | undefined;
+  readonly clock?: () => Date;
+  /** How a merchantOrderNo is made when none is given (default {@link newMerchantOrderNo}). */
+  readonly newMerchantOrderNo?: (now: Date) => string;
+  readonly logger?: Logger;
+}
+
+/** Where an order stands after the desk handled it. */
+export interface OrderOutcome {
+  readonly merchantOrderNo: string;
+  readonly kind: OrderKind;
+  /** SUBMITTED: sent, but no answer says whether the upstream took it; retry to settle it. */
+  readonly state: 'ACCEPTED' | 'REJECTED' | 'SUBMITTED';
+  readonly orderNo: string | null;
+  /** REJECTED: the upstream's error code (`INSUFFICIENT_BALANCE`, `UNAUTHORIZED`, ...). */
+  readonly errorCode: string | null;
+  /** A request left during this call. */
+  readonly sent: boolean;
+  /** The upstream answered from its idempotency store (`idempotent-replayed: true`). */
+  readonly replayed: boolean;
+  /** Answered from the journal, without sending (the order was already settled). */
+  readonly fromJournal: boolean;
+  /** Why the order is REJECTED or still SUBMITTED, when this call sent it. */
+  readonly error?: UpstreamError;
+}
+
+/** Options of one order. */
+export interface SubmitOptions {
+  /** The merchant's reference; generated when absent (docs/journal.md gives the format). */
+  readonly merchantOrderNo?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+type Decision =
+  | {
+      readonly send: OrderBody;
+      readonly kind: OrderKind;
+      /** First sending of this body: no earlier attempt may have been taken. */
+      readonly fresh: boolean;
+    }
+  | { readonly answer: OrderOutcome };
+
+/**
+ * Places orders through the upstream with the journal written first: an order is journaled
+ * `SUBMITTED`, with the exact request body, in its own committed transaction before the request
+ * leaves; the answer then settles it `ACCEPTED` with the upstream's orderNo, or `REJECTED` with
+ * the error code. A crash or a lost answer in between leaves the row SUBMITTED; sending the same
+ * merchantOrderNo again (by {@link OrderDesk.submit} with the same parameters, or
+ * {@link OrderDesk.settle}) resends the journaled body unchanged, and the upstream's idempotent
+ * replay settles it without a second order.
+ *
+ * A merchantOrderNo already ACCEPTED (or finally REJECTED) is answered from the journal without
+ * sending. Refusals the upstream forgets (401, 400) free the reference for another attempt.
+ *
+ * @example
+ * const desk = new OrderDesk({ db: mirror.db, api, merchantId: 'mch_1', currency: 'USD' });
+ * const outcome = await desk.submit({ kind: 'DEPOSIT', cardId: 'card_1', amount: '25.00' });
+ * // { state: 'ACCEPTED', orderNo: 'ord_…', merchantOrderNo: 'cs-20261121T020000Z-…', ... }
+ */
+export class OrderDesk {
+  readonly #journal: OrderJournal;
+  readonly #api: OrderApi;
+  readonly #merchantId: string;
+  readonly #currency: string | undefined;
+  readonly #clock: () => Date;
+  readonly #newMerchantOrderNo: (now: Date) => string;
+  readonly #logger: Logger | undefined;
+
+  constructor(options: OrderDeskOptions) {
+    this.#journal = new OrderJournal(options.db);
+    this.#api = options.api;
+    this.#merchantId = options.merchantId;
+    this.#currency = options.currency;
+    this.#clock = options.clock ?? (() => new Date());
+    this.#newMerchantOrderNo = options.newMerchantOrderNo ?? ((now) => newMerchantOrderNo(now));
+    this.#logger = options.logger?.child({ module: 'order-desk' });
+  }
+
+  /**
+   * Journal and send `order`, or answer it from the journal when its merchantOrderNo is
+   * already settled. Upstream failures are results (`state` REJECTED or SUBMITTED, `error`).
+   * @throws OrderDeskError ORDER_INVALID or ORDER_CONFLICT before anything is written or sent;
+   *   JOURNAL_WRITE_FAILED when the answer could not be recorded.
+   */
+  async submit(order: CardOrder, options: SubmitOptions = {}): Promise<OrderOutcome> {
+    const merchantOrderNo = options.merchantOrderNo ?? this.#newMerchantOrderNo(this.#clock());
+    const submitted = this.#checked(order, merchantOrderNo);
+    const decision = this.#journal.atomically((): Decision => {
+      const row = this.#journal.get(merchantOrderNo);
+      if (!row) {
+        this.#journal.insertSubmitted(submitted, this.#now());
+        return {
+          send: JSON.parse(submitted.requestJson) as OrderBody,
+          kind: order.kind,
+          fresh: true,
+        };
+      }
+      const journaled = this.#ownRow(row);
+      if (row.state === 'REJECTED' && isForgottenRefusal(row.error_code ?? '')) {
+        this.#journal.reopen(submitted, this.#now());
+        return {
+          send: JSON.parse(submitted.requestJson) as OrderBody,
+          kind: order.kind,
+          fresh: true,
+        };
+      }
+      if (!sameCardOrder(journaled.order, order))
+        throw new OrderDeskError(
+          'ORDER_CONFLICT',
+          merchantOrderNo,
+          `merchantOrderNo ${merchantOrderNo} is journaled ${row.state} for ${describeCardOrder(journaled.order)}, not ${describeCardOrder(order)}; use another merchantOrderNo`,
+        );
+      if (row.state === 'SUBMITTED')
+        return { send: journaled.body, kind: journaled.order.kind, fresh: false };
+      return { answer: answerOf(row) };
+    });
+    if ('answer' in decision) return decision.answer;
+    this.#logger?.info(
+      { merchantOrderNo, kind: decision.kind, resend: !decision.fresh },
+      'order journaled SUBMITTED, sending',
+    );
+    return this.#send(
+      merchantOrderNo,
+      decision.kind,
+      decision.send,
+      decision.fresh,
+      options.signal,
+    );
+  }
+
+  /**
+   * Settle a journaled order: resend a SUBMITTED row's body unchanged (the upstream replays it
+   * if it took it the first time), or answer an already settled one from the journal.
+   * @throws OrderDeskError ORDER_NOT_FOUND, ORDER_CONFLICT (imported, or another merchant's),
+   *   JOURNAL_WRITE_FAILED.
+   */
+  async settle(
+    merchantOrderNo: string,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<OrderOutcome> {
+    const row = this.#journal.get(merchantOrderNo);
+    if (!row)
+      throw new OrderDeskError(
+        'ORDER_NOT_FOUND',
+        merchantOrderNo,
+        `no journaled order has merchantOrderNo ${merchantOrderNo}`,
+      );
+    const journaled = this.#ownRow(row);
+    if (row.state !== 'SUBMITTED') return answerOf(row);
+    this.#logger?.info({ merchantOrderNo, kind: row.kind, resend: true }, 'settling order');
+    return this.#send(merchantOrderNo, journaled.order.kind, journaled.body, false, options.signal);
+  }
+
+  /** The orders this project submitted for the merchant whose outcome is not known yet. */
+  pending(): JournaledOrder[] {
+    return this.#journal.submitted(this.#merchantId);
+  }
+
+  #checked(order: CardOrder, merchantOrderNo: string): SubmittedOrder {
+    if (!isMerchantOrderNo(merchantOrderNo))
+      throw new OrderDeskError(
+        'ORDER_INVALID',
+        merchantOrderNo,
+        `merchantOrderNo must be 1-64 printable ASCII characters without spaces, got ${JSON.stringify(merchantOrderNo)}`,
+      );
+    let amount: string | null = null;
+    let amountMinor: number | null = null;
+    if ('amount' in order) {
+      const currency = this.#currency;
+      if (currency === undefined)
+        throw new OrderDeskError(
+          'ORDER_INVALID',
+          merchantOrderNo,
+          `the currency of merchant ${this.#merchantId} is unknown; cannot check the amount`,
+        );
+      const checked = checkOrderAmount(order.amount, currency);
+      if (!checked.ok)
+        throw new OrderDeskError('ORDER_INVALID', merchantOrderNo, `amount: ${checked.reason}`);
+      if (checked.minor === null)
+        throw new OrderDeskError(
+          'ORDER_INVALID',
+          merchantOrderNo,
+          `amount: ${order.amount} has more decimals than ${currency} allows`,
+        );
+      amount = order.amount;
+      amountMinor = checked.minor;
+    }
+    return {
+      merchantOrderNo,
+      merchantId: this.#merchantId,
+      kind: order.kind,
+      cardId: 'cardId' in order ? order.cardId : null,
+      offeringId: order.kind === 'ISSUE' ? order.offeringId : null,
+      amount,
+      amountMinor,
+      currency: amount === null ? null : (this.#currency ?? null),
+      requestJson: JSON.stringify(orderBody(order, merchantOrderNo)),
+    };
+  }
+
+  /** A row this desk may act on, with its journaled order and body. */
+  #ownRow(row: JournaledOrder): { order: CardOrder; body: OrderBody } {
+    const conflict = (why: string) =>
+      new OrderDeskError(
+        'ORDER_CONFLICT',
+        row.merchant_order_no,
+        `merchantOrderNo ${row.merchant_order_no} ${why}`,
+      );
+    if (row.merchant_id !== this.#merchantId)
+      throw conflict(`is journaled for merchant ${row.merchant_id}, not ${this.#merchantId}`);
+    if (row.source !== 'cli' || row.request_json === null || row.kind === 'TOPUP')
+      throw conflict(
+        `is an order imported from the merchant's books (${row.import_file ?? 'a file'} line ${row.import_line ?? '?'}); cardsync does not submit it`,
+      );
+    const body = JSON.parse(row.request_json) as OrderBody;
+    const kind = row.kind as CardOrder['kind'];
+    return { order: orderOfBody(kind, body as Record<string, string | undefined>), body };
+  }
+
+  async #send(
+    merchantOrderNo: string,
+    kind: OrderKind,
+    body: OrderBody,
+    fresh: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<OrderOutcome> {
+    const base = { merchantOrderNo, kind, sent: true, fromJournal: false };
+    let result: OrderResult;
+    try {
+      result = await this.#call(kind, body, signal);
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      // A 401 proves only that this attempt was not taken; an earlier one of the same body may
+      // have been, so a resend refused for the key stays SUBMITTED.
+      const code = fresh || error.code !== 'UPSTREAM_UNAUTHORIZED' ? refusalCode(error) : undefined;
+      if (code === undefined) {
+        this.#logger?.warn(
+          { merchantOrderNo, kind, err: error },
+          'order outcome unknown; it stays SUBMITTED until a retry settles it',
+        );
+        return {
+          ...base,
+          state: 'SUBMITTED',
+          orderNo: null,
+          errorCode: null,
+          replayed: false,
+          error,
+        };
+      }
+      this.#record(merchantOrderNo, { state: 'REJECTED', errorCode: code });
+      this.#logger?.info({ merchantOrderNo, kind, errorCode: code }, 'order rejected');
+      return { ...base, state: 'REJECTED', orderNo: null, errorCode: code, replayed: false, error };
+    }
+    this.#record(merchantOrderNo, { state: 'ACCEPTED', orderNo: result.orderNo });
+    this.#logger?.info(
+      { merchantOrderNo, kind, orderNo: result.orderNo, replayed: result.replayed },
+      'order accepted',
+    );
+    return {
+      ...base,
+      state: 'ACCEPTED',
+      orderNo: result.orderNo,
+      errorCode: null,
+      replayed: result.replayed,
+    };
+  }
+
+  /**
+   * Settle the row. When it is no longer SUBMITTED, another process sending the same
+   * merchantOrderNo at the same time settled it first, from the same upstream answer.
+   */
+  #record(
+    merchantOrderNo: string,
+    outcome: { state: 'ACCEPTED' | 'REJECTED'; orderNo?: string; errorCode?: string },
+  ): void {
+    try {
+      if (!this.#journal.settle(merchantOrderNo, outcome, this.#now()))
+        this.#logger?.debug({ merchantOrderNo }, 'order already settled by another process');
+    } catch (cause) {
+      const answer =
+        outcome.state === 'ACCEPTED'
+          ? `accepted as ${outcome.orderNo}`
+          : `rejected with ${outcome.errorCode}`;
+      throw new OrderDeskError(
+        'JOURNAL_WRITE_FAILED',
+        merchantOrderNo,
+        `order ${merchantOrderNo} was ${answer} but the journal could not record it (${(cause as Error).message}); it stays SUBMITTED: run cardsync orders settle`,
+        { cause },
+      );
+    }
+  }
+
+  #call(kind: OrderKind, body: OrderBody, signal: AbortSignal | undefined): Promise<OrderResult> {
+    const options = signal ? { signal } : {};
+    switch (kind) {
+      case 'ISSUE':
+        return this.#api.issueCard(body as Parameters<OrderApi['issueCard']>[0], options);
+      case 'DEPOSIT':
+        return this.#api.deposit(body as Parameters<OrderApi['deposit']>[0], options);
+      case 'WITHDRAW':
+        return this.#api.withdraw(body as Parameters<OrderApi['withdraw']>[0], options);
+      case 'FREEZE':
+        return this.#api.freezeCard(body as Parameters<OrderApi['freezeCard']>[0], options);
+      case 'UNFREEZE':
+        return this.#api.unfreezeCard(body as Parameters<OrderApi['unfreezeCard']>[0], options);
+      case 'CANCEL':
+        return this.#api.cancelCard(body as Parameters<OrderApi['cancelCard']>[0], options);
+    }
+  }
+
+  #now(): string {
+    return this.#clock().toISOString();
+  }
+}
+
+/** A settled row's outcome, answered from the journal. */
+function answerOf(row: JournaledOrder): OrderOutcome {
+  return {
+    merchantOrderNo: row.merchant_order_no,
+    kind: row.kind as OrderKind,
+    state:
+      row.state === 'REJECTED' ? 'REJECTED' : row.state === 'ACCEPTED' ? 'ACCEPTED' : 'SUBMITTED',
+    orderNo: row.order_no,
+    errorCode: row.error_code,
+    sent: false,
+    replayed: false,
+    fromJournal: true,
+  };
+}

@@ -1,0 +1,223 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliProcess } from '../support/cli-process.js';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
+
+const HEADER = 'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo';
+
+let t: TestSandbox;
+let dir: string;
+let usd: { merchantId: string; journalFile: string };
+let jpy: { merchantId: string; journalFile: string };
+let mirrorNo = 0;
+
+/** Environment with no upstream and a fresh mirror of its own. */
+function freshEnv(): { env: Record<string, string>; db: string } {
+  mirrorNo += 1;
+  const db = join(dir, `mirror-${mirrorNo}.sqlite`);
+  return {
+    db,
+    env: {
+      CARDSYNC_DB: db,
+      CARDSYNC_BASE_URL: '',
+      CARDSYNC_API_KEY: '',
+      CARDSYNC_API_KEY_FILE: '',
+      CARDSYNC_CA_FILE: '',
+      CARDSYNC_MERCHANT_ID: '',
+    },
+  };
+}
+
+function orderCount(db: string, merchantId?: string): number {
+  const mirror = new Database(db, { readonly: true });
+  try {
+    const row = (
+      merchantId === undefined
+        ? mirror.prepare('SELECT count(*) AS n FROM orders').get()
+        : mirror.prepare('SELECT count(*) AS n FROM orders WHERE merchant_id = ?').get(merchantId)
+    ) as { n: number };
+    return row.n;
+  } finally {
+    mirror.close();
+  }
+}
+
+/** Data rows of a CSV file (records, not lines). */
+function dataRows(file: string): number {
+  return readFileSync(file, 'utf8').trim().split('\n').length - 1;
+}
+
+beforeAll(async () => {
+  t = await startTestSandbox({
+    merchants: 2,
+    currencies: ['USD', 'JPY'],
+    seed: 'orders-cli',
+    world: { cards: 24, transactions: 150, days: 10, anomaliesPerCode: 1 },
+  });
+  dir = await mkdtemp(join(tmpdir(), 'cardsync-orders-cli-'));
+  const [first, second] = t.sandbox.merchants;
+  usd = { merchantId: first!.merchantId, journalFile: first!.journalFile! };
+  jpy = { merchantId: second!.merchantId, journalFile: second!.journalFile! };
+});
+afterAll(async () => {
+  await t.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('cardsync orders import', () => {
+  it("imports the sandbox's USD and JPY journals, then changes nothing on a second import", async () => {
+    const { env, db } = freshEnv();
+    for (const merchant of [usd, jpy]) {
+      const result = await runCliProcess(
+        ['orders', 'import', merchant.journalFile, '--merchant', merchant.merchantId, '--json'],
+        env,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const rows = dataRows(merchant.journalFile);
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        merchantId: merchant.merchantId,
+        rows,
+        inserted: rows,
+        unchanged: 0,
+      });
+      expect(orderCount(db, merchant.merchantId)).toBe(rows);
+    }
+    const again = await runCliProcess(
+      ['orders', 'import', jpy.journalFile, '--merchant', jpy.merchantId],
+      env,
+    );
+    expect(again.code, again.stderr).toBe(0);
+    const rows = dataRows(jpy.journalFile);
+    expect(again.stdout).toBe(
+      `imported ${jpy.journalFile} for merchant ${jpy.merchantId}: ${rows} rows, 0 new, ${rows} already journaled\n`,
+    );
+  });
+
+  it('refuses a bad file with every offending line on stderr, exit 2, nothing written', async () => {
+    const { env, db } = freshEnv();
+    const file = join(dir, 'bad.csv');
+    await writeFile(
+      file,
+      [
+        HEADER,
+        'ok-1,DEPOSIT,card_1,,1.00,USD,2026-11-20T10:00:00Z,ord_1',
+        'bad-1,DEPOSTI,card_1,,1.00,USD,2026-11-20T10:00:00Z,',
+        'ok-2,CANCEL,card_1,,,USD,2026-11-20T10:00:00Z,',
+        'bad-2,FREEZE,card_1,,5.00,USD,yesterday,',
+        '',
+      ].join('\r\n'),
+    );
+    const result = await runCliProcess(
+      ['orders', 'import', file, '--merchant', usd.merchantId],
+      env,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual([
+      '  line 3: kind: expected one of ISSUE, DEPOSIT, WITHDRAW, FREEZE, UNFREEZE, CANCEL, TOPUP, got "DEPOSTI"',
+      '  line 5: amount: expected empty for FREEZE, got "5.00"',
+      '  line 5: submittedAt: expected an ISO 8601 date-time with a zone (2026-11-21T02:00:00.000Z), got "yesterday"',
+      'cardsync: refused bad.csv: 2 offending lines; nothing was imported',
+    ]);
+    expect(orderCount(db)).toBe(0);
+    const json = await runCliProcess(
+      ['orders', 'import', file, '--merchant', usd.merchantId, '--json'],
+      env,
+    );
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      refused: true,
+      code: 'IMPORT_REFUSED',
+      issues: [
+        { line: 3, field: 'kind' },
+        { line: 5, field: 'amount' },
+        { line: 5, field: 'submittedAt' },
+      ],
+    });
+  });
+
+  it('exits 2 naming the file when it cannot be read', async () => {
+    const { env } = freshEnv();
+    const result = await runCliProcess(
+      ['orders', 'import', join(dir, 'missing.csv'), '--merchant', 'mch_1'],
+      env,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot read .*missing\.csv \(ENOENT\)/);
+  });
+});
+
+describe('cardsync orders import without --merchant', () => {
+  it('exits 2 when neither the configuration nor the mirror names a merchant, creating nothing', async () => {
+    const { env, db } = freshEnv();
+    const result = await runCliProcess(['orders', 'import', usd.journalFile], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'cardsync: --merchant: expected the merchant id whose books the file holds; neither the configuration nor the mirror names a merchant',
+    );
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('takes CARDSYNC_MERCHANT_ID', async () => {
+    const { env, db } = freshEnv();
+    const result = await runCliProcess(['orders', 'import', usd.journalFile], {
+      ...env,
+      CARDSYNC_MERCHANT_ID: usd.merchantId,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(orderCount(db, usd.merchantId)).toBe(dataRows(usd.journalFile));
+  });
+
+  it('takes the one merchant the mirror names, and refuses to guess among two', async () => {
+    const { env, db } = freshEnv();
+    await runCliProcess(['orders', 'import', usd.journalFile, '--merchant', usd.merchantId], env);
+    const one = await runCliProcess(['orders', 'import', usd.journalFile, '--json'], env);
+    expect(one.code, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ merchantId: usd.merchantId, inserted: 0 });
+    await runCliProcess(['orders', 'import', jpy.journalFile, '--merchant', jpy.merchantId], env);
+    const two = await runCliProcess(['orders', 'import', usd.journalFile], env);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/the mirror holds 2 merchants/);
+    expect(orderCount(db)).toBe(dataRows(usd.journalFile) + dataRows(jpy.journalFile));
+  });
+
+  it('takes the merchantId of the one configured merchant, and refuses to guess among several', async () => {
+    const { env } = freshEnv();
+    const one = join(dir, 'one.json');
+    await writeFile(
+      one,
+      JSON.stringify({
+        merchants: [
+          { name: 'us', baseUrl: t.sandbox.baseUrl, apiKeyEnv: 'NOPE', merchantId: usd.merchantId },
+        ],
+      }),
+    );
+    const result = await runCliProcess(
+      ['orders', 'import', usd.journalFile, '--config', one, '--json'],
+      env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).merchantId).toBe(usd.merchantId);
+    const two = join(dir, 'two.json');
+    await writeFile(
+      two,
+      JSON.stringify({
+        merchants: [
+          { name: 'us', baseUrl: t.sandbox.baseUrl, apiKeyEnv: 'NOPE', merchantId: usd.merchantId },
+          { name: 'jp', baseUrl: t.sandbox.baseUrl, apiKeyEnv: 'NOPE', merchantId: jpy.merchantId },
+        ],
+      }),
+    );
+    const refused = await runCliProcess(
+      ['orders', 'import', usd.journalFile, '--config', two],
+      env,
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toBe(
+      'cardsync: --merchant: expected the merchant id whose books the file holds; the configuration names 2 merchants (us, jp)',
+    );
+  });
+});
