@@ -58,16 +58,12 @@ async function loadMirrorModules(): Promise<MirrorModules> {
   const open = (await load(
     'mirror/open-mirror.js',
   )) as typeof import('../src/mirror/open-mirror.js');
-  const writers = (await load(
-    'mirror/mirror-writers.js',
-  )) as typeof import('../src/mirror/mirror-writers.js');
-  const windowWriter = (await load(
-    'sync/window-writer.js',
-  )) as typeof import('../src/sync/window-writer.js');
+  const writerThread = (await load(
+    'sync/writer-thread-client.js',
+  )) as typeof import('../src/sync/writer-thread-client.js');
   return {
     openMirror: open.openMirror,
-    createMirrorWriters: writers.createMirrorWriters,
-    startWindowWriter: (file) => windowWriter.WindowWriter.start(file),
+    startWriterThread: (file) => writerThread.WriterThread.start(file),
   };
 }
 

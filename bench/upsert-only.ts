@@ -1,15 +1,13 @@
 import Database from 'better-sqlite3';
 import type { Card, Transaction } from '../src/contract/index.js';
-import type { MirrorWriters } from '../src/mirror/mirror-writers.js';
 import type { Mirror } from '../src/mirror/open-mirror.js';
-import type { SqliteDatabase } from '../src/mirror/sqlite-database.js';
 import type { WriteContext } from '../src/mirror/transaction-writer.js';
 import { currencyExponent } from '../src/money/currency.js';
 import { formatMinor } from '../src/money/decimal.js';
 import { emptyMerchantResult } from '../src/sync/sync-result.js';
-import { WindowBatcher } from '../src/sync/window-batcher.js';
+import { windowBatcher } from '../src/sync/window-batcher.js';
 import type { WindowCommit } from '../src/sync/window-commit.js';
-import type { WindowWriter } from '../src/sync/window-writer.js';
+import type { WriterThread } from '../src/sync/writer-thread-client.js';
 import { ownCpuSeconds } from './cpu-time.js';
 
 /** What an upsert-only pass wrote and how long it took. */
@@ -34,8 +32,7 @@ export interface UpsertOnlyResult {
 /** The mirror's own opening and writers, from the same build the CLI runs. */
 export interface MirrorModules {
   openMirror(file: string): Mirror;
-  createMirrorWriters(db: SqliteDatabase): MirrorWriters;
-  startWindowWriter(file: string): WindowWriter;
+  startWriterThread(file: string): WriterThread;
 }
 
 /** Options of {@link upsertOnly}. */
@@ -118,23 +115,30 @@ export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnly
     source.close();
   }
   const mirror = options.mirror.openMirror(options.mirrorFile);
-  const writers = options.mirror.createMirrorWriters(mirror.db);
-  const windowWriter = options.mirror.startWindowWriter(options.mirrorFile);
+  const writerThread = options.mirror.startWriterThread(options.mirrorFile);
   let commits = 0;
   const counted = {
     commit: (runId: string, batch: readonly WindowCommit[]) => {
       commits += 1;
-      return windowWriter.commit(runId, batch);
+      return writerThread.commit(runId, batch);
     },
   };
   try {
     const cpu0 = ownCpuSeconds();
     const t0 = performance.now();
-    for (const page of cardPages) {
-      writers.atomically(() => writers.cards.write(page, context));
+    // Card pages land on the writer thread in batches of 50 pages, as the sync's card batcher
+    // sends them.
+    for (let i = 0; i < cardPages.length; i += 50) {
+      const pages = cardPages.slice(i, i + 50).map((cards) => ({
+        merchantId: options.merchantId,
+        cards,
+        quarantined: [],
+        observedAt: context.observedAt,
+      }));
+      await writerThread.commitCards(context.runId, pages);
       commits += 1;
     }
-    const batcher = new WindowBatcher(counted, {
+    const batcher = windowBatcher(counted, {
       runId: context.runId,
       counts: emptyMerchantResult(options.merchantId).transactions,
       clock: Date.now,
@@ -152,7 +156,7 @@ export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnly
       commits,
     };
   } finally {
-    await windowWriter.close();
+    await writerThread.close();
     await mirror.close();
   }
 }

@@ -20,6 +20,11 @@ export interface Mirror {
 export interface OpenMirrorOptions {
   /** Milliseconds a statement waits for a lock before SQLITE_BUSY (default 10 s). */
   readonly busyTimeoutMs?: number;
+  /**
+   * SQLite's page cache in KiB (default 16 MiB). The sync's writer thread, which inserts into
+   * indexes of random keys, needs the pages it touches cached (see writer-thread.ts).
+   */
+  readonly cacheKiB?: number;
 }
 
 /**
@@ -45,7 +50,7 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
     // NORMAL is durable across process crashes in WAL mode; only a power loss may drop the
     // last commits, which the next run fetches again.
     db.pragma('synchronous = NORMAL');
-    db.pragma('cache_size = -65536');
+    db.pragma(`cache_size = ${-(options.cacheKiB ?? 16_384)}`);
     db.pragma('temp_store = MEMORY');
     const migration = migrateMirror(db);
     const kysely = new Kysely<MirrorDatabase>({ dialect: new SqliteDialect({ database: db }) });

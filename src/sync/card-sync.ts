@@ -1,14 +1,19 @@
 import type { PageResult } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
+import { CommitBatcher } from './commit-batcher.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import { screenCards } from './record-screen.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import { emptyCounts, type ResourceCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
+import type { CardPageCommit, CardPageCounts } from './writer-thread-protocol.js';
 
 const PAGE_SIZE = 100;
 const SNAPSHOT_ATTEMPTS = 4;
+/** Cards that make a batch of pages worth committing on the writer thread. */
+const BATCH_CARDS = 5_000;
+const BATCH_MS = 1_000;
 
 /** The first page of the card list, read before anything else to learn the merchant's id. */
 export async function readFirstCardPage(context: MerchantSyncContext): Promise<PageResult<Card>> {
@@ -27,6 +32,35 @@ export async function syncCards(
   firstPage: PageResult<Card>,
 ): Promise<ResourceCounts> {
   const counts: ResourceCounts = { ...emptyCounts(), outcome: 'done' };
+  const batcher = new CommitBatcher<CardPageCommit, CardPageCounts>({
+    send: (pages) => context.writerThread.commitCards(context.runId, pages),
+    landed: (written) => {
+      for (const w of written) {
+        counts.inserted += w.inserted;
+        counts.updated += w.updated;
+        counts.unchanged += w.unchanged;
+        counts.quarantined += w.quarantined;
+      }
+    },
+    batchRows: BATCH_CARDS,
+    batchMs: BATCH_MS,
+    clock: context.clock,
+  });
+  try {
+    return await snapshotCards(context, merchantId, firstPage, batcher, counts);
+  } finally {
+    // Pages read land even when the snapshot stopped on an error or a signal.
+    await batcher.flush();
+  }
+}
+
+async function snapshotCards(
+  context: MerchantSyncContext,
+  merchantId: string,
+  firstPage: PageResult<Card>,
+  batcher: CommitBatcher<CardPageCommit, CardPageCounts>,
+  counts: ResourceCounts,
+): Promise<ResourceCounts> {
   let first: PageResult<Card> | null = firstPage;
   for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
     const page1 = first ?? (await readFirstCardPage(context));
@@ -40,9 +74,11 @@ export async function syncCards(
       page.rejected.forEach((e, i) => {
         seen.add(e.recordId ?? `page${page.pagination.page}#${i}`);
       });
-      landCards(context, merchantId, page, counts);
+      counts.fetched += page.records.length + page.rejected.length;
+      context.progress.advance(page.records.length);
+      return batcher.add(cardPageCommit(context, merchantId, page), page.records.length);
     };
-    land(page1);
+    await land(page1);
     const pages = Math.ceil(total / limit);
     await Promise.all(
       Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
@@ -62,13 +98,12 @@ export async function syncCards(
   return counts;
 }
 
-function landCards(
+/** A page as the writer thread lands it: this merchant's valid cards, the rest quarantined. */
+function cardPageCommit(
   context: MerchantSyncContext,
   merchantId: string,
   page: PageResult<Card>,
-  counts: ResourceCounts,
-): void {
-  const write = { merchantId, runId: context.runId, observedAt: isoTime(context.clock()) };
+): CardPageCommit {
   const foreign = page.records.filter((card) => card.merchantId !== merchantId);
   const { kept: mine, refused } = screenCards(
     page.records.filter((card) => card.merchantId === merchantId),
@@ -83,13 +118,5 @@ function landCards(
       raw: card,
     })),
   ];
-  context.writers.atomically(() => {
-    const written = context.writers.cards.write(mine, write);
-    counts.inserted += written.inserted;
-    counts.updated += written.updated;
-    counts.unchanged += written.unchanged;
-    counts.quarantined += context.writers.quarantine.write(quarantined, write);
-  });
-  counts.fetched += page.records.length + page.rejected.length;
-  context.progress.advance(page.records.length);
+  return { merchantId, cards: mine, quarantined, observedAt: isoTime(context.clock()) };
 }

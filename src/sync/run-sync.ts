@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { acquireMirrorLock } from '../mirror/mirror-lock.js';
+import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
 import { createMirrorWriters } from '../mirror/mirror-writers.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import { syncMerchant } from './merchant-sync.js';
@@ -10,7 +10,7 @@ import { type ProgressSink, SILENT_PROGRESS } from './progress-sink.js';
 import type { SyncApi, SyncSettings } from './sync-context.js';
 import type { MerchantSyncResult, SyncOutcome, SyncResult } from './sync-result.js';
 import { isoTime } from './time-range.js';
-import { WindowWriter } from './window-writer.js';
+import { WriterThread } from './writer-thread-client.js';
 
 /** One configured merchant and the client that reads it. */
 export interface SyncSource {
@@ -34,6 +34,11 @@ export interface RunSyncOptions {
   readonly command?: string;
   /** The exit code to record for each outcome (the CLI owns the numbers). */
   readonly exitCodes: Readonly<Record<SyncOutcome, number>>;
+  /**
+   * The mirror's lock, already taken by the caller under `runId` (the nightly `run` holds it
+   * across sync and reconcile, so no other run slips in between): not taken nor released here.
+   */
+  readonly lock?: MirrorLock;
 }
 
 const HEARTBEAT_MS = 15_000;
@@ -56,8 +61,8 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
   const runId = options.runId ?? newRunId(clock());
   const writers = createMirrorWriters(options.db);
   const logger = options.logger.child({ module: 'sync', runId });
-  const lock = acquireMirrorLock(options.db, { runId, now: clock });
-  if (lock.replaced)
+  const lock = options.lock ?? acquireMirrorLock(options.db, { runId, now: clock });
+  if (lock.replaced && !options.lock)
     logger.warn({ previous: lock.replaced }, 'took over the lock of a run that had died');
   const heartbeat = setInterval(() => {
     if (lock.heartbeat()) return;
@@ -78,7 +83,7 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
   if (crashed > 0) logger.warn({ crashed }, 'earlier runs had died; this run resumes their work');
   const merchants: MerchantSyncResult[] = [];
   let cutoff: number | null = null;
-  const windowWriter = WindowWriter.start(options.db.name);
+  const writerThread = WriterThread.start(options.db.name);
   try {
     for (const source of options.sources) {
       if (signal.aborted) break;
@@ -86,7 +91,7 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
         {
           api: source.api,
           writers,
-          windowWriter,
+          writerThread,
           runId,
           source: source.source,
           baseUrl: source.baseUrl,
@@ -140,10 +145,10 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     });
     throw error;
   } finally {
-    await windowWriter.close();
+    await writerThread.close();
     options.signal.removeEventListener('abort', forward);
     clearInterval(heartbeat);
-    lock.release();
+    if (!options.lock) lock.release();
   }
 }
 

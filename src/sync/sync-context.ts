@@ -10,7 +10,7 @@ import type {
 } from '../contract/index.js';
 import type { MirrorWriters } from '../mirror/mirror-writers.js';
 import type { ProgressSink } from './progress-sink.js';
-import type { WindowWriter } from './window-writer.js';
+import type { WriterThread } from './writer-thread-client.js';
 
 type Call = { signal?: AbortSignal };
 
@@ -39,7 +39,7 @@ export interface MerchantSyncContext {
   readonly api: SyncApi;
   readonly writers: MirrorWriters;
   /** The writer thread that lands transaction windows (on a connection of its own). */
-  readonly windowWriter: WindowWriter;
+  readonly writerThread: WriterThread;
   readonly runId: string;
   readonly source: string;
   readonly baseUrl: string;

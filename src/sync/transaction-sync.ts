@@ -2,7 +2,7 @@ import { quarantineEntries } from './quarantine-entries.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import type { TransactionCounts } from './sync-result.js';
 import type { TimeRange } from './time-range.js';
-import { WindowBatcher } from './window-batcher.js';
+import { windowBatcher } from './window-batcher.js';
 import type { WindowKind } from './window-commit.js';
 import { fetchWindow, type WindowFilter } from './window-fetcher.js';
 import { runWorkPool } from './work-pool.js';
@@ -35,7 +35,7 @@ export async function syncWindows(
 ): Promise<WindowBatchResult> {
   const seen = options.collectIds ? new Set<string>() : null;
   const log = context.logger;
-  const batcher = new WindowBatcher(context.windowWriter, {
+  const batcher = windowBatcher(context.writerThread, {
     runId: context.runId,
     counts,
     clock: context.clock,

@@ -1,3 +1,6 @@
+import type { Card } from '../contract/index.js';
+import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
+import type { WriteCounts } from '../mirror/transaction-writer.js';
 import type { WindowCommit, WindowCounts } from './window-commit.js';
 
 /** What the writer thread is started with. */
@@ -7,14 +10,34 @@ export interface WriterThreadData {
   readonly busyTimeoutMs?: number;
 }
 
-/** A batch of windows to land in one SQLite transaction. */
-export interface CommitRequest {
-  readonly id: number;
-  readonly runId: string;
-  readonly windows: readonly WindowCommit[];
+/** A page of the card list, read and ready to land. Plain data, like {@link WindowCommit}. */
+export interface CardPageCommit {
+  readonly merchantId: string;
+  readonly cards: readonly Card[];
+  readonly quarantined: readonly QuarantinedRecord[];
+  /** When the page was read (ISO): the moment its balances are compared against. */
+  readonly observedAt: string;
 }
 
-/** The writer thread's answer to a {@link CommitRequest}. */
+/** What landing a card page did. */
+export type CardPageCounts = WriteCounts & { quarantined: number };
+
+/** A batch to land in one SQLite transaction. */
+export type CommitRequest =
+  | {
+      readonly id: number;
+      readonly kind: 'windows';
+      readonly runId: string;
+      readonly items: readonly WindowCommit[];
+    }
+  | {
+      readonly id: number;
+      readonly kind: 'cards';
+      readonly runId: string;
+      readonly items: readonly CardPageCommit[];
+    };
+
+/** The writer thread's answer to a {@link CommitRequest}: counts item by item, or the error. */
 export type CommitReply =
-  | { readonly id: number; readonly counts: readonly WindowCounts[] }
+  | { readonly id: number; readonly counts: readonly (WindowCounts | CardPageCounts)[] }
   | { readonly id: number; readonly error: { readonly message: string; readonly code?: string } };

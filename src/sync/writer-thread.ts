@@ -1,21 +1,31 @@
 /**
  * The writer thread's entry point: lands batches of windows in the mirror on a connection of
  * its own, so SQLite's statements, commits and checkpoints run on the second core while the
- * main thread keeps the network busy. See {@link WindowWriter}.
+ * main thread keeps the network busy. See {@link WriterThread}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createMirrorWriters } from '../mirror/mirror-writers.js';
 import { openMirror } from '../mirror/open-mirror.js';
 import { writeWindow } from './window-commit.js';
-import type { CommitReply, CommitRequest, WriterThreadData } from './writer-thread-protocol.js';
+import type {
+  CardPageCommit,
+  CardPageCounts,
+  CommitReply,
+  CommitRequest,
+  WriterThreadData,
+} from './writer-thread-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('writer-thread.js runs only as a worker thread');
 const data = workerData as WriterThreadData;
-const mirror = openMirror(
-  data.file,
-  data.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: data.busyTimeoutMs },
-);
+// Upserts into the random-key indexes of a million-row table slow down several times over
+// when their pages do not fit the cache (measured: 16 MiB against 64 MiB).
+const WRITER_CACHE_KIB = 65_536;
+
+const mirror = openMirror(data.file, {
+  cacheKiB: WRITER_CACHE_KIB,
+  ...(data.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: data.busyTimeoutMs }),
+});
 const writers = createMirrorWriters(mirror.db);
 
 port.on('message', (request: CommitRequest | 'close') => {
@@ -26,7 +36,9 @@ port.on('message', (request: CommitRequest | 'close') => {
   let reply: CommitReply;
   try {
     const counts = writers.atomically(() =>
-      request.windows.map((window) => writeWindow(writers, request.runId, window)),
+      request.kind === 'windows'
+        ? request.items.map((window) => writeWindow(writers, request.runId, window))
+        : request.items.map((page) => writeCardPage(page, request.runId)),
     );
     reply = { id: request.id, counts };
   } catch (error) {
@@ -41,3 +53,9 @@ port.on('message', (request: CommitRequest | 'close') => {
   }
   port.postMessage(reply);
 });
+
+function writeCardPage(page: CardPageCommit, runId: string): CardPageCounts {
+  const write = { merchantId: page.merchantId, runId, observedAt: page.observedAt };
+  const counts = writers.cards.write(page.cards, write);
+  return { ...counts, quarantined: writers.quarantine.write(page.quarantined, write) };
+}

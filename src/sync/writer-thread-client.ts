@@ -2,32 +2,38 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WindowCommit, WindowCounts } from './window-commit.js';
-import type { CommitReply, CommitRequest, WriterThreadData } from './writer-thread-protocol.js';
+import type {
+  CardPageCommit,
+  CardPageCounts,
+  CommitReply,
+  CommitRequest,
+  WriterThreadData,
+} from './writer-thread-protocol.js';
 
 /** A failed commit on the writer thread, with SQLite's code when there was one. */
-export class WindowWriteError extends Error {
+export class WriterThreadError extends Error {
   readonly code: string;
 
   constructor(message: string, code = 'MIRROR_WRITE_FAILED') {
     super(message);
-    this.name = 'WindowWriteError';
+    this.name = 'WriterThreadError';
     this.code = code;
   }
 }
 
 interface Pending {
-  resolve(counts: readonly WindowCounts[]): void;
+  resolve(counts: readonly (WindowCounts | CardPageCounts)[]): void;
   reject(error: Error): void;
 }
 
 /**
- * The mirror's writer thread, seen from the sync: batches of windows go in, each lands in one
- * SQLite transaction on the thread's own connection, and the promise answers with what each
- * window wrote. Parsing and network stay on the main thread, statements and commits (with their
+ * The mirror's writer thread, seen from the sync: batches of transaction windows or card pages
+ * go in, each batch lands in one SQLite transaction on the thread's own connection, and the
+ * promise answers with what each item wrote. Parsing and network stay on the main thread, statements and commits (with their
  * fsyncs at checkpoints) run on the other core, so a large first sync costs about the larger of
  * the two instead of their sum. Batches land in the order they were sent.
  */
-export class WindowWriter {
+export class WriterThread {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
@@ -40,25 +46,44 @@ export class WindowWriter {
     worker.on('error', (error) => this.#fail(error));
     worker.on('exit', (code) => {
       if (this.#closed === null)
-        this.#fail(new WindowWriteError(`the mirror's writer thread exited (code ${code})`));
+        this.#fail(new WriterThreadError(`the mirror's writer thread exited (code ${code})`));
     });
   }
 
   /** Start a writer thread on the mirror file `file` (already open and migrated). */
-  static start(file: string, options: { busyTimeoutMs?: number } = {}): WindowWriter {
+  static start(file: string, options: { busyTimeoutMs?: number } = {}): WriterThread {
     const data: WriterThreadData = { file, ...options };
-    return new WindowWriter(new Worker(writerThreadFile(), { workerData: data }));
+    // A small young generation: the thread's garbage is the batches it has landed, and a
+    // default-sized one lets the process's memory grow by tens of MiB for nothing.
+    return new WriterThread(
+      new Worker(writerThreadFile(), {
+        workerData: data,
+        resourceLimits: { maxYoungGenerationSizeMb: 8 },
+      }),
+    );
   }
 
-  /** Land `windows` in one transaction; rejects with {@link WindowWriteError} if it failed. */
+  /** Land `windows` in one transaction; rejects with {@link WriterThreadError} if it failed. */
   commit(runId: string, windows: readonly WindowCommit[]): Promise<readonly WindowCounts[]> {
+    return this.#send((id) => ({ id, kind: 'windows', runId, items: windows })) as Promise<
+      readonly WindowCounts[]
+    >;
+  }
+
+  /** Land pages of the card list in one transaction. */
+  commitCards(runId: string, pages: readonly CardPageCommit[]): Promise<readonly CardPageCounts[]> {
+    return this.#send((id) => ({ id, kind: 'cards', runId, items: pages }));
+  }
+
+  #send(
+    request: (id: number) => CommitRequest,
+  ): Promise<readonly (WindowCounts | CardPageCounts)[]> {
     if (this.#failure) return Promise.reject(this.#failure);
-    if (this.#closed) return Promise.reject(new WindowWriteError('the writer thread is closed'));
+    if (this.#closed) return Promise.reject(new WriterThreadError('the writer thread is closed'));
     const id = this.#nextId++;
-    const request: CommitRequest = { id, runId, windows };
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage(request);
+      this.#worker.postMessage(request(id));
     });
   }
 
@@ -77,7 +102,7 @@ export class WindowWriter {
     if (!pending) return;
     this.#pending.delete(reply.id);
     if ('counts' in reply) pending.resolve(reply.counts);
-    else pending.reject(new WindowWriteError(reply.error.message, reply.error.code));
+    else pending.reject(new WriterThreadError(reply.error.message, reply.error.code));
   }
 
   #fail(error: Error): void {
@@ -97,7 +122,7 @@ function writerThreadFile(): URL {
     ? new URL('../../dist/sync/writer-thread.js', here)
     : new URL('./writer-thread.js', here);
   if (!existsSync(fileURLToPath(file)))
-    throw new WindowWriteError(
+    throw new WriterThreadError(
       `the writer thread's script ${fileURLToPath(file)} is missing: run npm run build`,
     );
   return file;
