@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import type { CliIo } from './cli-io.js';
 import { registerBalanceCommand } from './commands/balance-command.js';
 import { registerCardsCommand } from './commands/cards-command.js';
+import { registerFindingsCommand } from './commands/findings-command.js';
 import { registerOfferingsCommand } from './commands/offerings-command.js';
 import { registerOpenApiCommand } from './commands/openapi-command.js';
 import { registerOrdersCommand } from './commands/orders-command.js';
@@ -23,6 +24,7 @@ export function buildProgram(io: CliIo): Command {
   registerSyncCommand(program, io);
   registerSandboxCommand(program, io);
   registerOpenApiCommand(program, io);
+  registerFindingsCommand(program, io);
   registerOrdersCommand(program, io);
   registerCardsCommand(program, io);
   registerBalanceCommand(program, io);

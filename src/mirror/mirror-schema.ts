@@ -221,6 +221,61 @@ export interface OrdersTable {
   updated_at: string;
 }
 
+/** `recon_runs`: one row per reconciliation (sql/003_findings.sql). */
+export interface ReconRunsTable {
+  run_id: string;
+  reconciled_at: string;
+  merchants: string;
+  coverage: string;
+  current_count: number;
+  new_count: number;
+  resolved_count: number;
+  acknowledged_count: number;
+}
+
+/** Where a finding stands after the latest reconciliation. */
+export type FindingState = 'new' | 'persisting' | 'resolved';
+
+/** `findings`: every finding ever reported, keyed by fingerprint, with its lifecycle. */
+export interface FindingsTable {
+  fingerprint: string;
+  check_code: string;
+  severity: 'error' | 'warning' | 'info';
+  merchant_id: string;
+  card_id: string | null;
+  transaction_id: string | null;
+  order_no: string | null;
+  merchant_order_no: string | null;
+  trade_no: string | null;
+  snapshot_at: string | null;
+  currency: string | null;
+  expected: string | null;
+  actual: string | null;
+  delta: string | null;
+  detail: string;
+  state: FindingState;
+  first_seen_at: string;
+  first_seen_run_id: string;
+  last_seen_at: string;
+  last_seen_run_id: string;
+  resolved_at: string | null;
+  resolved_run_id: string | null;
+  ack_reason: string | null;
+  ack_until: string | null;
+  ack_at: string | null;
+  ack_expected: string | null;
+  ack_actual: string | null;
+}
+
+/** `finding_events`: what happened to each finding, and when. */
+export interface FindingEventsTable {
+  fingerprint: string;
+  run_id: string | null;
+  at: string;
+  event: 'opened' | 'reopened' | 'resolved' | 'acknowledged' | 'ack_expired' | 'ack_changed';
+  detail: string | null;
+}
+
 /** `schema_migrations`: the migrations applied to this file. */
 export interface SchemaMigrationsTable {
   version: number;
@@ -245,5 +300,8 @@ export interface MirrorDatabase {
   sync_progress: SyncProgressTable;
   run_lock: RunLockTable;
   orders: OrdersTable;
+  recon_runs: ReconRunsTable;
+  findings: FindingsTable;
+  finding_events: FindingEventsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -197,6 +197,46 @@ const TYPED_COLUMNS: { [T in keyof MirrorDatabase]: { [C in keyof MirrorDatabase
     created_at: true,
     updated_at: true,
   },
+  recon_runs: {
+    run_id: true,
+    reconciled_at: true,
+    merchants: true,
+    coverage: true,
+    current_count: true,
+    new_count: true,
+    resolved_count: true,
+    acknowledged_count: true,
+  },
+  findings: {
+    fingerprint: true,
+    check_code: true,
+    severity: true,
+    merchant_id: true,
+    card_id: true,
+    transaction_id: true,
+    order_no: true,
+    merchant_order_no: true,
+    trade_no: true,
+    snapshot_at: true,
+    currency: true,
+    expected: true,
+    actual: true,
+    delta: true,
+    detail: true,
+    state: true,
+    first_seen_at: true,
+    first_seen_run_id: true,
+    last_seen_at: true,
+    last_seen_run_id: true,
+    resolved_at: true,
+    resolved_run_id: true,
+    ack_reason: true,
+    ack_until: true,
+    ack_at: true,
+    ack_expected: true,
+    ack_actual: true,
+  },
+  finding_events: { fingerprint: true, run_id: true, at: true, event: true, detail: true },
   schema_migrations: { version: true, name: true, applied_at: true },
 };
 
@@ -277,6 +317,9 @@ describe('openMirror', () => {
       k.selectFrom('sync_progress').select(['merchant_id', 'start_at', 'end_at']).execute(),
       k.selectFrom('run_lock').select(['run_id', 'heartbeat_at']).execute(),
       k.selectFrom('orders').select(['merchant_order_no', 'state', 'amount_minor']).execute(),
+      k.selectFrom('recon_runs').select(['run_id', 'current_count']).execute(),
+      k.selectFrom('findings').select(['fingerprint', 'state', 'ack_until']).execute(),
+      k.selectFrom('finding_events').select(['fingerprint', 'event']).execute(),
       k.selectFrom('schema_migrations').select(['version', 'name']).execute(),
     ]);
     expect(results).toHaveLength(TABLES.length);
@@ -284,6 +327,8 @@ describe('openMirror', () => {
     expect(migrations).toEqual([
       { version: 1, name: 'mirror' },
       { version: 2, name: 'orders' },
+      { version: 3, name: 'findings' },
+      { version: 4, name: 'analyst_views' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -1,0 +1,30 @@
+import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import type { CheckCode, Severity } from './check-code.js';
+import type { CheckCoverage } from './check-coverage.js';
+import type { Finding } from './finding.js';
+import type { ReconSettings } from './recon-settings.js';
+import type { SyncedRange } from './synced-range.js';
+
+/** What a check reads: one merchant of the mirror, where it stands in time, and the settings. */
+export interface CheckContext {
+  readonly db: SqliteDatabase;
+  readonly merchantId: string;
+  readonly range: SyncedRange;
+  readonly settings: ReconSettings;
+}
+
+/** A check's findings for one merchant, and how much it could examine. */
+export interface CheckOutcome {
+  readonly findings: readonly Finding[];
+  readonly coverage: CheckCoverage;
+}
+
+/** One discrepancy check of reference-model.md section 6. */
+export interface Check {
+  readonly code: CheckCode;
+  readonly severity: Severity;
+  /** One sentence for reports and `--help`. */
+  readonly description: string;
+  /** Run over one merchant; reads only, inside the caller's read transaction. */
+  run(context: CheckContext): CheckOutcome;
+}

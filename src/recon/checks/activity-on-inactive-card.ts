@@ -1,0 +1,91 @@
+import type { Check, CheckContext } from '../check.js';
+import { CoverageTally } from '../check-coverage.js';
+import { makeFinding } from '../finding.js';
+import { epochMsSql, FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+
+const CODE = 'ACTIVITY_ON_INACTIVE_CARD';
+
+/**
+ * For each non-DECLINED PURCHASE or VERIFICATION, the earliest journal order that had stopped
+ * its card more than `grace` before it was created: a CANCEL, or a FREEZE with no UNFREEZE
+ * submitted between the two.
+ */
+const ACTIVITY = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+stops AS MATERIALIZED (
+  SELECT seq, card_id, kind, submitted_at, ${epochMsSql('submitted_at')} AS at_ms
+  FROM journal
+  WHERE kind IN ('FREEZE', 'UNFREEZE', 'CANCEL') AND unlinkable IS NULL AND card_id IS NOT NULL
+),
+activity AS (
+  SELECT t.transaction_id, t.card_id, t.trade_no, t.type, t.amount, t.currency, t.created_at,
+         (SELECT s.seq FROM stops s
+          WHERE s.card_id = t.card_id AND s.kind IN ('FREEZE', 'CANCEL')
+            AND ${epochMsSql('t.created_at')} - s.at_ms > @graceMs
+            AND (s.kind = 'CANCEL' OR NOT EXISTS (
+              SELECT 1 FROM stops u
+              WHERE u.card_id = s.card_id AND u.kind = 'UNFREEZE'
+                AND u.submitted_at > s.submitted_at AND u.submitted_at < t.created_at))
+          ORDER BY s.submitted_at, s.seq LIMIT 1) AS stop_seq
+  FROM transactions t
+  WHERE t.merchant_id = @merchantId AND t.type IN ('PURCHASE', 'VERIFICATION')
+    AND t.status <> 'DECLINED'
+)`;
+
+/**
+ * ACTIVITY_ON_INACTIVE_CARD: a non-DECLINED PURCHASE or VERIFICATION created more than `grace`
+ * after an accepted FREEZE of its card (and before the next UNFREEZE) or after a CANCEL.
+ */
+export const activityOnInactiveCard: Check = {
+  code: CODE,
+  severity: 'error',
+  description:
+    'a non-declined PURCHASE or VERIFICATION more than grace after a FREEZE (before the next UNFREEZE) or a CANCEL',
+  run({ db, merchantId, settings }: CheckContext) {
+    const params = { merchantId, graceMs: settings.graceMs };
+    const rows = db
+      .prepare(
+        `WITH ${ACTIVITY}
+         SELECT a.transaction_id AS transactionId, a.card_id AS cardId, a.trade_no AS tradeNo,
+                a.type, a.amount, a.currency, a.created_at AS createdAt, j.kind AS stopKind,
+                j.order_no AS orderNo, j.merchant_order_no AS merchantOrderNo,
+                j.submitted_at AS stoppedAt
+         FROM activity a JOIN journal j ON j.seq = a.stop_seq
+         ORDER BY a.transaction_id`,
+      )
+      .all(params) as {
+      transactionId: string;
+      cardId: string;
+      tradeNo: string;
+      type: string;
+      amount: string;
+      currency: string;
+      createdAt: string;
+      stopKind: string;
+      orderNo: string;
+      merchantOrderNo: string;
+      stoppedAt: string;
+    }[];
+    const findings = rows.map((t) =>
+      makeFinding(CODE, merchantId, {
+        transactionId: t.transactionId,
+        cardId: t.cardId,
+        tradeNo: t.tradeNo,
+        orderNo: t.orderNo,
+        merchantOrderNo: t.merchantOrderNo,
+        currency: t.currency,
+        actual: t.amount,
+        detail: `${t.type} of ${t.amount} ${t.currency} at ${t.createdAt}, after the ${t.stopKind} submitted ${t.stoppedAt}`,
+      }),
+    );
+    const examined = db
+      .prepare(
+        `SELECT count(*) AS n FROM transactions
+         WHERE merchant_id = ? AND type IN ('PURCHASE', 'VERIFICATION') AND status <> 'DECLINED'`,
+      )
+      .get(merchantId) as { n: number };
+    const coverage = new CoverageTally()
+      .examine('transactions', examined.n)
+      .result(CODE, merchantId);
+    return { findings, coverage };
+  },
+};

@@ -1,0 +1,90 @@
+import type { Check, CheckContext } from '../check.js';
+import { CoverageTally } from '../check-coverage.js';
+import { type Finding, makeFinding } from '../finding.js';
+import { reasonCounts } from '../reason-counts.js';
+
+const CODE = 'CURRENCY_MISMATCH';
+
+const TRANSACTIONS = `candidates AS (
+  SELECT t.transaction_id, t.card_id, t.trade_no, t.currency, c.currency AS card_currency,
+         CASE WHEN c.card_id IS NULL THEN 'card not among the merchant''s cards' END AS reason
+  FROM transactions t
+  LEFT JOIN cards c ON c.card_id = t.card_id AND c.merchant_id = t.merchant_id
+  WHERE t.merchant_id = @merchantId
+)`;
+
+const CARDS = `candidates AS (
+  SELECT c.card_id, c.currency, c.card_offering_id, o.currency AS offering_currency,
+         CASE WHEN o.id IS NULL THEN 'offering not mirrored' END AS reason
+  FROM cards c LEFT JOIN offerings o ON o.id = c.card_offering_id
+  WHERE c.merchant_id = @merchantId
+)`;
+
+/**
+ * CURRENCY_MISMATCH: a transaction in another currency than its card (identified by the
+ * transaction), or a card in another currency than its offering (identified by the card).
+ */
+export const currencyMismatch: Check = {
+  code: CODE,
+  severity: 'error',
+  description: "a transaction's currency differs from its card's, or a card's from its offering's",
+  run({ db, merchantId }: CheckContext) {
+    const params = { merchantId };
+    const findings: Finding[] = [];
+    const transactions = db
+      .prepare(
+        `WITH ${TRANSACTIONS}
+         SELECT transaction_id AS transactionId, card_id AS cardId, trade_no AS tradeNo, currency,
+                card_currency AS cardCurrency
+         FROM candidates WHERE reason IS NULL AND currency <> card_currency
+         ORDER BY transaction_id`,
+      )
+      .all(params) as {
+      transactionId: string;
+      cardId: string;
+      tradeNo: string;
+      currency: string;
+      cardCurrency: string;
+    }[];
+    for (const t of transactions)
+      findings.push(
+        makeFinding(CODE, merchantId, {
+          transactionId: t.transactionId,
+          cardId: t.cardId,
+          tradeNo: t.tradeNo,
+          currency: t.cardCurrency,
+          expected: t.cardCurrency,
+          actual: t.currency,
+          detail: `transaction in ${t.currency} on a ${t.cardCurrency} card`,
+        }),
+      );
+    const cards = db
+      .prepare(
+        `WITH ${CARDS}
+         SELECT card_id AS cardId, currency, card_offering_id AS offeringId,
+                offering_currency AS offeringCurrency
+         FROM candidates WHERE reason IS NULL AND currency <> offering_currency
+         ORDER BY card_id`,
+      )
+      .all(params) as {
+      cardId: string;
+      currency: string;
+      offeringId: string;
+      offeringCurrency: string;
+    }[];
+    for (const c of cards)
+      findings.push(
+        makeFinding(CODE, merchantId, {
+          cardId: c.cardId,
+          currency: c.currency,
+          expected: c.offeringCurrency,
+          actual: c.currency,
+          detail: `card in ${c.currency}, its offering ${c.offeringId} in ${c.offeringCurrency}`,
+        }),
+      );
+    const tally = new CoverageTally();
+    tally.addGrouped('transactions', reasonCounts(db, TRANSACTIONS, params));
+    tally.addGrouped('cards', reasonCounts(db, CARDS, params));
+    return { findings, coverage: tally.result(CODE, merchantId) };
+  },
+};

@@ -1,0 +1,62 @@
+import type { Check, CheckContext } from '../check.js';
+import { CoverageTally } from '../check-coverage.js';
+import { makeFinding } from '../finding.js';
+import { reasonCounts } from '../reason-counts.js';
+
+const CODE = 'DUPLICATE_TRANSACTION';
+
+const CANDIDATES = `candidates AS (
+  SELECT transaction_id,
+         CASE WHEN amount_minor IS NULL THEN 'amount too precise for its currency (PRECISION_VIOLATION)' END AS reason
+  FROM transactions WHERE merchant_id = @merchantId AND status <> 'DECLINED'
+)`;
+
+/**
+ * DUPLICATE_TRANSACTION: in a group of two or more non-DECLINED transactions with the same card,
+ * type, `tradeNo` and amount, every member but the first (earliest `createdAt`, then smallest
+ * id) is a finding of its own.
+ */
+export const duplicateTransaction: Check = {
+  code: CODE,
+  severity: 'error',
+  description: 'two or more non-declined transactions with the same card, type, tradeNo and amount',
+  run({ db, merchantId }: CheckContext) {
+    const params = { merchantId };
+    const rows = db
+      .prepare(
+        `SELECT transactionId, cardId, tradeNo, type, amount, currency, firstId FROM (
+           SELECT transaction_id AS transactionId, card_id AS cardId, trade_no AS tradeNo, type,
+                  amount, currency,
+                  row_number() OVER same AS member, first_value(transaction_id) OVER same AS firstId
+           FROM transactions
+           WHERE merchant_id = @merchantId AND status <> 'DECLINED' AND amount_minor IS NOT NULL
+           WINDOW same AS (PARTITION BY card_id, type, trade_no, amount_minor
+                           ORDER BY created_at, transaction_id)
+         )
+         WHERE member > 1 ORDER BY transactionId`,
+      )
+      .all(params) as {
+      transactionId: string;
+      cardId: string;
+      tradeNo: string;
+      type: string;
+      amount: string;
+      currency: string;
+      firstId: string;
+    }[];
+    const findings = rows.map((t) =>
+      makeFinding(CODE, merchantId, {
+        transactionId: t.transactionId,
+        cardId: t.cardId,
+        tradeNo: t.tradeNo,
+        currency: t.currency,
+        actual: t.amount,
+        detail: `${t.type} of ${t.amount} ${t.currency} on trade ${t.tradeNo} repeats ${t.firstId}`,
+      }),
+    );
+    const coverage = new CoverageTally()
+      .addGrouped('transactions', reasonCounts(db, CANDIDATES, params))
+      .result(CODE, merchantId);
+    return { findings, coverage };
+  },
+};

@@ -1,0 +1,74 @@
+import type { Check, CheckContext } from '../check.js';
+import { CoverageTally } from '../check-coverage.js';
+import { makeFinding } from '../finding.js';
+import { FEE_RECORDS_CTE, JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
+import { moneyText } from '../money-text.js';
+import { reasonCounts } from '../reason-counts.js';
+import { OUTCOME_REASONS } from './outcome-reasons.js';
+
+const CODE = 'ISSUANCE_FEE_MISMATCH';
+
+const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+candidates AS (
+  SELECT j.order_no, j.merchant_order_no, j.fee_id, j.fee_card_id, j.fee_amount,
+         j.fee_amount_minor, j.fee_currency, j.offering_id, v.issuance_fee, v.issuance_fee_minor,
+         CASE
+           ${OUTCOME_REASONS}
+           WHEN v.id IS NULL THEN 'offering not mirrored'
+           WHEN v.issuance_fee_minor IS NULL THEN 'offering issuance fee too precise for its currency'
+         END AS reason
+  FROM journal j
+  LEFT JOIN offering_versions v
+    ON v.id = j.offering_id AND v.version = ${termsVersionSql('j.offering_id', 'j.submitted_at')}
+  WHERE j.kind = 'ISSUE'
+)`;
+
+/**
+ * ISSUANCE_FEE_MISMATCH: the COMPLETED FEE record of a journal ISSUE order charges another
+ * amount than the offering's `issuanceFee` (the terms in force when it was submitted).
+ */
+export const issuanceFeeMismatch: Check = {
+  code: CODE,
+  severity: 'error',
+  description: "the COMPLETED FEE of an ISSUE order differs from the offering's issuanceFee",
+  run({ db, merchantId, settings }: CheckContext) {
+    const params = { merchantId };
+    const rows = db
+      .prepare(
+        `WITH ${CANDIDATES}
+         SELECT order_no AS orderNo, merchant_order_no AS merchantOrderNo, fee_id AS feeId,
+                fee_card_id AS cardId, fee_amount_minor AS charged, fee_currency AS currency,
+                offering_id AS offeringId, issuance_fee_minor AS due
+         FROM candidates
+         WHERE reason IS NULL AND abs(fee_amount_minor - issuance_fee_minor) > @tolerance
+         ORDER BY order_no`,
+      )
+      .all({ ...params, tolerance: settings.tolerances[CODE] }) as {
+      orderNo: string;
+      merchantOrderNo: string;
+      feeId: string;
+      cardId: string;
+      charged: number;
+      currency: string;
+      offeringId: string;
+      due: number;
+    }[];
+    const findings = rows.map((o) =>
+      makeFinding(CODE, merchantId, {
+        orderNo: o.orderNo,
+        merchantOrderNo: o.merchantOrderNo,
+        transactionId: o.feeId,
+        cardId: o.cardId,
+        currency: o.currency,
+        expected: moneyText(o.due, o.currency),
+        actual: moneyText(o.charged, o.currency),
+        delta: moneyText(o.charged - o.due, o.currency),
+        detail: `issuance fee ${moneyText(o.charged, o.currency)} charged, offering ${o.offeringId} says ${moneyText(o.due, o.currency)}`,
+      }),
+    );
+    const coverage = new CoverageTally()
+      .addGrouped('orders', reasonCounts(db, CANDIDATES, params))
+      .result(CODE, merchantId);
+    return { findings, coverage };
+  },
+};

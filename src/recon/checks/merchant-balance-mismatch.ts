@@ -1,0 +1,267 @@
+import type { SqliteDatabase } from '../../mirror/sqlite-database.js';
+import type { Check, CheckContext } from '../check.js';
+import { CoverageTally } from '../check-coverage.js';
+import { type Finding, makeFinding } from '../finding.js';
+import { FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { moneyText } from '../money-text.js';
+import { transactionEffectSql } from '../transaction-effect-sql.js';
+
+const CODE = 'MERCHANT_BALANCE_MISMATCH';
+
+interface Snapshot {
+  readonly observedAt: string;
+  readonly at: number;
+  readonly balanceMinor: number | null;
+  readonly currency: string;
+}
+
+interface JournalRow {
+  readonly merchantOrderNo: string;
+  readonly kind: string;
+  readonly orderNo: string | null;
+  readonly cardId: string | null;
+  readonly amountMinor: number | null;
+  readonly submittedAt: string;
+  readonly state: string;
+  readonly unlinkable: string | null;
+  readonly succeeded: number | null;
+  readonly feeCardId: string | null;
+  readonly feeCreatedAt: string | null;
+}
+
+/** A movement of the merchant balance the journal explains; `amount` null when unknowable. */
+interface Flow {
+  readonly at: number;
+  readonly amount: () => number | null;
+  /** The journal row it comes from (`merchant_order_no`). */
+  readonly order: string;
+}
+
+/**
+ * MERCHANT_BALANCE_MISMATCH: between two consecutive balance snapshots, the change differs from
+ * the journal's flows between them (reference-model.md section 3): TOPUP +; ISSUE and DEPOSIT −
+ * at submission, + back when their outcome is DECLINED; a completed WITHDRAW +; a completed
+ * CANCEL + the card's ledger balance just before it. Flows that follow an outcome are timed by
+ * their FEE record. An interval with a journal order (submission or outcome) within `quietMs`
+ * (2 minutes) of either snapshot is skipped: which side of the read it fell on is unknowable.
+ * Every interval of the mirror's history is checked, so an unexplained movement stays a finding
+ * until it is explained (a journal row imported later) or acknowledged.
+ */
+export const merchantBalanceMismatch: Check = {
+  code: CODE,
+  severity: 'error',
+  description:
+    "between two merchant balance snapshots, the change differs from the journal's flows in between",
+  run({ db, merchantId, settings }: CheckContext) {
+    const tally = new CoverageTally().examine('intervals', 0).examine('orders', 0);
+    const snapshots = (
+      db
+        .prepare(
+          `SELECT observed_at AS observedAt, balance_minor AS balanceMinor, currency
+           FROM merchant_balances WHERE merchant_id = ? ORDER BY observed_at, snapshot_id`,
+        )
+        .all(merchantId) as Omit<Snapshot, 'at'>[]
+    ).map((s) => ({ ...s, at: Date.parse(s.observedAt) }));
+    if (snapshots.length < 2) return { findings: [], coverage: tally.result(CODE, merchantId) };
+    const { flows, uncertain, quiet } = readFlows(db, merchantId);
+    flows.sort((a, b) => a.at - b.at);
+    uncertain.sort((a, b) => a - b);
+    quiet.sort((a, b) => a - b);
+    const flowTimes = flows.map((f) => f.at);
+    const findings: Finding[] = [];
+    for (let i = 1; i < snapshots.length; i++) {
+      const before = snapshots[i - 1] as Snapshot;
+      const after = snapshots[i] as Snapshot;
+      const q = settings.quietMs;
+      if (before.balanceMinor === null || after.balanceMinor === null) {
+        tally.skip('intervals', 'a snapshot balance too precise for its currency');
+        continue;
+      }
+      if (before.currency !== after.currency) {
+        tally.skip('intervals', 'the merchant currency changed between the snapshots');
+        continue;
+      }
+      if (
+        anyBetween(quiet, before.at - q, before.at + q) ||
+        anyBetween(quiet, after.at - q, after.at + q)
+      ) {
+        tally.skip('intervals', `a journal order within ${q / 1000} s of a snapshot`);
+        continue;
+      }
+      // Flows between the snapshots: before.at < at <= after.at (whole milliseconds).
+      if (anyBetween(uncertain, before.at + 1, after.at)) {
+        tally.skip('intervals', 'an order between the snapshots with no orderNo or no amount');
+        continue;
+      }
+      const inside = flows.slice(
+        firstAtOrAfter(flowTimes, before.at + 1),
+        firstAtOrAfter(flowTimes, after.at + 1),
+      );
+      const amounts = inside.map((f) => f.amount());
+      if (amounts.some((a) => a === null)) {
+        tally.skip('intervals', "a cancelled card's balance before its CANCEL is unknown");
+        continue;
+      }
+      tally.examine('intervals').examine('orders', new Set(inside.map((f) => f.order)).size);
+      const explained = (amounts as number[]).reduce((sum, a) => sum + a, 0);
+      const expected = before.balanceMinor + explained;
+      const delta = after.balanceMinor - expected;
+      if (Math.abs(delta) <= settings.tolerances[CODE]) continue;
+      const money = (minor: number) => moneyText(minor, after.currency) ?? String(minor);
+      findings.push(
+        makeFinding(CODE, merchantId, {
+          snapshotAt: after.observedAt,
+          currency: after.currency,
+          expected: moneyText(expected, after.currency),
+          actual: moneyText(after.balanceMinor, after.currency),
+          delta: moneyText(delta, after.currency),
+          detail: `balance went from ${money(before.balanceMinor)} (${before.observedAt}) to ${money(after.balanceMinor)} (${after.observedAt}); the journal explains ${money(explained)} over ${inside.length} flows`,
+        }),
+      );
+    }
+    return { findings, coverage: tally.result(CODE, merchantId) };
+  },
+};
+
+/** The journal's flows, the instants of orders that cannot be valued, and every order instant. */
+function readFlows(
+  db: SqliteDatabase,
+  merchantId: string,
+): { flows: Flow[]; uncertain: number[]; quiet: number[] } {
+  const flows: Flow[] = [];
+  const uncertain: number[] = [];
+  const quiet: number[] = [];
+  const topUps = db
+    .prepare(
+      `SELECT merchant_order_no AS merchantOrderNo, amount_minor AS amountMinor,
+              submitted_at AS submittedAt
+       FROM orders WHERE merchant_id = ? AND kind = 'TOPUP' AND state <> 'REJECTED'`,
+    )
+    .all(merchantId) as {
+    merchantOrderNo: string;
+    amountMinor: number | null;
+    submittedAt: string;
+  }[];
+  for (const topUp of topUps) {
+    const at = Date.parse(topUp.submittedAt);
+    quiet.push(at);
+    if (topUp.amountMinor === null) uncertain.push(at);
+    else flows.push({ at, amount: constant(topUp.amountMinor), order: topUp.merchantOrderNo });
+  }
+  const rows = db
+    .prepare(
+      `WITH ${FEE_RECORDS_CTE}, ${JOURNAL_CTE}
+       SELECT merchant_order_no AS merchantOrderNo, kind, order_no AS orderNo, card_id AS cardId, amount_minor AS amountMinor,
+              submitted_at AS submittedAt, state, unlinkable, succeeded,
+              fee_card_id AS feeCardId, fee_created_at AS feeCreatedAt
+       FROM journal`,
+    )
+    .iterate({ merchantId }) as IterableIterator<JournalRow>;
+  const cardBalance = cancelledCardBalance(db, merchantId);
+  for (const row of rows) {
+    const submitted = Date.parse(row.submittedAt);
+    const outcome = row.feeCreatedAt === null ? null : Date.parse(row.feeCreatedAt);
+    quiet.push(submitted);
+    if (outcome !== null) quiet.push(outcome);
+    if (row.state === 'REJECTED' || row.kind === 'FREEZE' || row.kind === 'UNFREEZE') continue;
+    if (row.unlinkable !== null) {
+      uncertain.push(submitted);
+      continue;
+    }
+    const amount = row.amountMinor;
+    const order = row.merchantOrderNo;
+    if (row.kind === 'ISSUE' || row.kind === 'DEPOSIT') {
+      if (amount === null) uncertain.push(submitted);
+      else flows.push({ at: submitted, amount: constant(-amount), order });
+      if (outcome !== null && row.succeeded === 0) {
+        if (amount === null) uncertain.push(outcome);
+        else flows.push({ at: outcome, amount: constant(amount), order });
+      }
+    } else if (row.kind === 'WITHDRAW' && outcome !== null && row.succeeded === 1) {
+      if (amount === null) uncertain.push(outcome);
+      else flows.push({ at: outcome, amount: constant(amount), order });
+    } else if (row.kind === 'CANCEL' && outcome !== null && row.succeeded === 1) {
+      const cardId = row.feeCardId ?? row.cardId;
+      const feeAt = row.feeCreatedAt as string;
+      flows.push({
+        at: outcome,
+        amount: () => (cardId === null ? null : cardBalance(cardId, feeAt)),
+        order,
+      });
+    }
+  }
+  return { flows, uncertain, quiet };
+}
+
+/** The index of the first of the sorted `times` at or after `at`. */
+function firstAtOrAfter(times: readonly number[], at: number): number {
+  let low = 0;
+  let high = times.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((times[middle] as number) < at) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** True when one of the sorted `times` lies in `[from, to]`. */
+function anyBetween(times: readonly number[], from: number, to: number): boolean {
+  const index = firstAtOrAfter(times, from);
+  return index < times.length && (times[index] as number) <= to;
+}
+
+function constant(amount: number): () => number {
+  return () => amount;
+}
+
+/**
+ * The ledger balance of a card just before `at` (its CANCEL's outcome): its completed ISSUE
+ * and DEPOSIT amounts less its completed WITHDRAW amounts, with outcomes before `at`, plus the
+ * effect of its transactions created before `at`. Null when the card has no linked ISSUE order
+ * or an amount it needs is unusable.
+ */
+function cancelledCardBalance(
+  db: SqliteDatabase,
+  merchantId: string,
+): (cardId: string, at: string) => number | null {
+  const orders = db.prepare(
+    `SELECT o.kind, o.amount_minor AS amountMinor, f.status, f.created_at AS createdAt
+     FROM (
+       SELECT f.*, row_number() OVER (PARTITION BY f.trade_no ORDER BY f.created_at, f.transaction_id) AS rank
+       FROM transactions f
+       WHERE f.card_id = @cardId AND f.merchant_id = @merchantId AND f.type = 'FEE'
+     ) f
+     JOIN orders o ON o.merchant_id = @merchantId AND o.order_no = f.trade_no
+     WHERE f.rank = 1 AND o.state <> 'REJECTED'`,
+  );
+  const transactions = db.prepare(
+    `SELECT sum(effect) AS total, sum(effect IS NULL) AS unusable FROM (
+       SELECT ${transactionEffectSql('t')} AS effect FROM transactions t
+       WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.created_at < @at)`,
+  );
+  return (cardId, at) => {
+    const linked = orders.all({ cardId, merchantId }) as {
+      kind: string;
+      amountMinor: number | null;
+      status: string;
+      createdAt: string;
+    }[];
+    if (!linked.some((o) => o.kind === 'ISSUE')) return null;
+    let total = 0;
+    for (const order of linked) {
+      const sign =
+        order.kind === 'WITHDRAW' ? -1 : order.kind === 'ISSUE' || order.kind === 'DEPOSIT' ? 1 : 0;
+      const done = order.status === 'COMPLETED' || order.status === 'SETTLED';
+      if (sign === 0 || !done || order.createdAt >= at) continue;
+      if (order.amountMinor === null) return null;
+      total += sign * order.amountMinor;
+    }
+    const moved = transactions.get({ cardId, merchantId, at }) as {
+      total: number | null;
+      unusable: number | null;
+    };
+    if ((moved.unusable ?? 0) > 0) return null;
+    return total + (moved.total ?? 0);
+  };
+}

@@ -1,0 +1,41 @@
+import type { Check, CheckContext } from '../check.js';
+import { CoverageTally } from '../check-coverage.js';
+import { makeFinding } from '../finding.js';
+import { reasonCounts } from '../reason-counts.js';
+
+const CODE = 'NEGATIVE_BALANCE';
+
+const CANDIDATES = `candidates AS (
+  SELECT card_id, balance, balance_minor, currency, status,
+         CASE WHEN balance_minor IS NULL THEN 'balance too precise for its currency (PRECISION_VIOLATION)' END AS reason
+  FROM cards WHERE merchant_id = @merchantId
+)`;
+
+/** NEGATIVE_BALANCE: a card whose reported balance is below zero. */
+export const negativeBalance: Check = {
+  code: CODE,
+  severity: 'error',
+  description: 'a card balance below zero',
+  run({ db, merchantId }: CheckContext) {
+    const params = { merchantId };
+    const rows = db
+      .prepare(
+        `WITH ${CANDIDATES}
+         SELECT card_id AS cardId, balance, currency, status FROM candidates
+         WHERE reason IS NULL AND balance_minor < 0 ORDER BY card_id`,
+      )
+      .all(params) as { cardId: string; balance: string; currency: string; status: string }[];
+    const findings = rows.map((c) =>
+      makeFinding(CODE, merchantId, {
+        cardId: c.cardId,
+        currency: c.currency,
+        actual: c.balance,
+        detail: `${c.status} card with balance ${c.balance} ${c.currency}`,
+      }),
+    );
+    const coverage = new CoverageTally()
+      .addGrouped('cards', reasonCounts(db, CANDIDATES, params))
+      .result(CODE, merchantId);
+    return { findings, coverage };
+  },
+};

@@ -1,0 +1,51 @@
+import type { Check, CheckContext } from '../check.js';
+import { CoverageTally } from '../check-coverage.js';
+import { makeFinding } from '../finding.js';
+import { FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { reasonCounts } from '../reason-counts.js';
+
+const CODE = 'UNJOURNALED_CARD';
+
+const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+issued AS (
+  SELECT DISTINCT fee_card_id AS card_id FROM journal
+  WHERE kind = 'ISSUE' AND unlinkable IS NULL AND fee_card_id IS NOT NULL
+),
+candidates AS (
+  SELECT c.card_id, c.status, c.currency, c.created_at,
+         CASE WHEN @start IS NOT NULL AND c.created_at < @start
+              THEN 'issued before the synced range: its ISSUE outcome is not mirrored' END AS reason,
+         c.card_id NOT IN (SELECT card_id FROM issued) AS unjournaled
+  FROM cards c WHERE c.merchant_id = @merchantId
+)`;
+
+/**
+ * UNJOURNALED_CARD: a card with no linked ISSUE order in the journal (no journal ISSUE whose
+ * FEE record names the card), so its balance cannot be checked.
+ */
+export const unjournaledCard: Check = {
+  code: CODE,
+  severity: 'info',
+  description: 'a card with no linked ISSUE order in the journal: its balance cannot be checked',
+  run({ db, merchantId, range }: CheckContext) {
+    const params = { merchantId, start: range.start };
+    const rows = db
+      .prepare(
+        `WITH ${CANDIDATES}
+         SELECT card_id AS cardId, status, currency, created_at AS createdAt FROM candidates
+         WHERE reason IS NULL AND unjournaled ORDER BY card_id`,
+      )
+      .all(params) as { cardId: string; status: string; currency: string; createdAt: string }[];
+    const findings = rows.map((c) =>
+      makeFinding(CODE, merchantId, {
+        cardId: c.cardId,
+        currency: c.currency,
+        detail: `${c.status} card created ${c.createdAt} has no linked ISSUE order in the journal`,
+      }),
+    );
+    const coverage = new CoverageTally()
+      .addGrouped('cards', reasonCounts(db, CANDIDATES, params))
+      .result(CODE, merchantId);
+    return { findings, coverage };
+  },
+};

@@ -1,0 +1,62 @@
+import type { Check, CheckContext } from '../check.js';
+import { CoverageTally } from '../check-coverage.js';
+import { makeFinding } from '../finding.js';
+import { FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { moneyText } from '../money-text.js';
+import { reasonCounts } from '../reason-counts.js';
+import { OUTCOME_REASONS } from './outcome-reasons.js';
+
+const CODE = 'WITHDRAWAL_FEE_MISMATCH';
+
+const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+candidates AS (
+  SELECT j.order_no, j.merchant_order_no, j.fee_id, j.fee_card_id, j.fee_amount_minor,
+         j.fee_currency, j.amount, j.currency,
+         CASE ${OUTCOME_REASONS} END AS reason
+  FROM journal j WHERE j.kind = 'WITHDRAW'
+)`;
+
+/** WITHDRAWAL_FEE_MISMATCH: the COMPLETED FEE record of a journal WITHDRAW order is not 0. */
+export const withdrawalFeeMismatch: Check = {
+  code: CODE,
+  severity: 'error',
+  description: 'the COMPLETED FEE of a WITHDRAW order is not 0',
+  run({ db, merchantId, settings }: CheckContext) {
+    const params = { merchantId };
+    const rows = db
+      .prepare(
+        `WITH ${CANDIDATES}
+         SELECT order_no AS orderNo, merchant_order_no AS merchantOrderNo, fee_id AS feeId,
+                fee_card_id AS cardId, fee_amount_minor AS charged,
+                coalesce(fee_currency, currency) AS currency, amount
+         FROM candidates WHERE reason IS NULL AND abs(fee_amount_minor) > @tolerance
+         ORDER BY order_no`,
+      )
+      .all({ ...params, tolerance: settings.tolerances[CODE] }) as {
+      orderNo: string;
+      merchantOrderNo: string;
+      feeId: string;
+      cardId: string;
+      charged: number;
+      currency: string;
+      amount: string | null;
+    }[];
+    const findings = rows.map((o) =>
+      makeFinding(CODE, merchantId, {
+        orderNo: o.orderNo,
+        merchantOrderNo: o.merchantOrderNo,
+        transactionId: o.feeId,
+        cardId: o.cardId,
+        currency: o.currency,
+        expected: moneyText(0, o.currency),
+        actual: moneyText(o.charged, o.currency),
+        delta: moneyText(o.charged, o.currency),
+        detail: `withdrawal of ${o.amount} ${o.currency} charged a fee of ${moneyText(o.charged, o.currency)}; 0 is due`,
+      }),
+    );
+    const coverage = new CoverageTally()
+      .addGrouped('orders', reasonCounts(db, CANDIDATES, params))
+      .result(CODE, merchantId);
+    return { findings, coverage };
+  },
+};

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import type { CheckCode } from './check-code.js';
+
+/** The ids a finding may name; docs/findings.md says which of them identify each code. */
+export interface FindingIds {
+  readonly cardId: string | null;
+  readonly transactionId: string | null;
+  readonly orderNo: string | null;
+  readonly merchantOrderNo: string | null;
+  readonly tradeNo: string | null;
+  /** MERCHANT_BALANCE_MISMATCH: when the later of its two balance snapshots was read. */
+  readonly snapshotAt: string | null;
+}
+
+type IdKey = keyof FindingIds;
+
+/**
+ * What identifies a finding of each code ("identified by" in docs/findings.md). CURRENCY_MISMATCH
+ * and PRECISION_VIOLATION name a transaction when they concern one, else the card.
+ */
+const IDENTITY: Readonly<Record<CheckCode, readonly IdKey[] | 'transaction-or-card'>> = {
+  CARD_BALANCE_MISMATCH: ['cardId'],
+  ISSUANCE_FEE_MISMATCH: ['orderNo'],
+  DEPOSIT_FEE_MISMATCH: ['orderNo'],
+  WITHDRAWAL_FEE_MISMATCH: ['orderNo'],
+  ORDER_NOT_REFLECTED: ['orderNo'],
+  LOAD_OUT_OF_BOUNDS: ['orderNo'],
+  CURRENCY_MISMATCH: 'transaction-or-card',
+  DUPLICATE_TRANSACTION: ['transactionId'],
+  OVER_REFUND: ['cardId', 'tradeNo'],
+  ACTIVITY_ON_INACTIVE_CARD: ['transactionId'],
+  NEGATIVE_BALANCE: ['cardId'],
+  ORPHAN_TRANSACTION: ['transactionId'],
+  MERCHANT_BALANCE_MISMATCH: ['snapshotAt'],
+  STALE_PENDING: ['transactionId'],
+  PRECISION_VIOLATION: 'transaction-or-card',
+  UNJOURNALED_CARD: ['cardId'],
+};
+
+/**
+ * The identity of a finding as text: its code, merchant and identifying ids, e.g.
+ * `OVER_REFUND merchantId=mch_1 cardId=card_9 tradeNo=trd_4`.
+ * @throws Error when an identifying id is missing (a bug in the check that built it).
+ */
+export function identityOf(check: CheckCode, merchantId: string, ids: FindingIds): string {
+  const rule = IDENTITY[check];
+  const keys: readonly IdKey[] =
+    rule === 'transaction-or-card'
+      ? [ids.transactionId !== null ? 'transactionId' : 'cardId']
+      : rule;
+  const parts = keys.map((key) => {
+    const id = ids[key];
+    if (id === null) throw new Error(`${check} finding without its ${key}`);
+    return `${key}=${id}`;
+  });
+  return [check, `merchantId=${merchantId}`, ...parts].join(' ');
+}
+
+/**
+ * The stable fingerprint of a finding: 16 hex digits of the SHA-256 of its identity, short
+ * enough to type in `cardsync findings ack`.
+ * @example fingerprintOf('CARD_BALANCE_MISMATCH', 'mch_1', ids) // '3f9a1c0e5b7d2a64'
+ */
+export function fingerprintOf(check: CheckCode, merchantId: string, ids: FindingIds): string {
+  return createHash('sha256')
+    .update(identityOf(check, merchantId, ids))
+    .digest('hex')
+    .slice(0, 16);
+}

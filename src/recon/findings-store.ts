@@ -1,0 +1,229 @@
+import type { FindingEventsTable, FindingsTable } from '../mirror/mirror-schema.js';
+import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import type { Finding } from './finding.js';
+import { FindingsError } from './findings-error.js';
+import type { CheckResults } from './run-checks.js';
+import { type StoredFinding, storedFinding } from './stored-finding.js';
+
+/** What one reconciliation left in the findings store. */
+export interface Reconciliation {
+  readonly runId: string;
+  readonly at: string;
+  /** The main report: findings that hold (`new` or `persisting`) and are not acknowledged. */
+  readonly current: readonly StoredFinding[];
+  /** Findings that hold but are acknowledged, with amounts unchanged and the expiry ahead. */
+  readonly acknowledged: readonly StoredFinding[];
+  /** Findings of earlier runs that this run found no longer holding. */
+  readonly resolved: readonly StoredFinding[];
+}
+
+type EventName = FindingEventsTable['event'];
+
+/**
+ * Record the results of one reconciliation, atomically: each finding is `new` the first time
+ * it is seen (or seen again after it was resolved), `persisting` after that; an open finding of
+ * a check and merchant that ran and no longer reports it becomes `resolved`. A finding whose
+ * check or merchant did not run (disabled, or not in scope) is left as it was. An
+ * acknowledgement lapses, and the finding is back in the main report, once its expiry has
+ * passed or its expected or actual value differs from the acknowledged one.
+ * @example
+ * const run = recordReconciliation(mirror.db, { runId, at: new Date().toISOString(), results });
+ * // run.current -> discrepancies.csv, run.resolved -> resolved.csv
+ * @throws FindingsError RUN_ALREADY_RECORDED when `runId` was recorded before.
+ */
+export function recordReconciliation(
+  db: SqliteDatabase,
+  run: { readonly runId: string; readonly at: string; readonly results: CheckResults },
+): Reconciliation {
+  const { runId, at, results } = run;
+  const get = db.prepare('SELECT * FROM findings WHERE fingerprint = ?');
+  const event = db.prepare(
+    'INSERT INTO finding_events (fingerprint, run_id, at, event, detail) VALUES (?, ?, ?, ?, ?)',
+  );
+  const note = (fingerprint: string, name: EventName, detail: string | null = null) =>
+    event.run(fingerprint, runId, at, name, detail);
+  const insert = db.prepare(
+    `INSERT INTO findings (fingerprint, check_code, severity, merchant_id, card_id, transaction_id,
+       order_no, merchant_order_no, trade_no, snapshot_at, currency, expected, actual, delta,
+       detail, state, first_seen_at, first_seen_run_id, last_seen_at, last_seen_run_id)
+     VALUES (@fingerprint, @check, @severity, @merchantId, @cardId, @transactionId, @orderNo,
+       @merchantOrderNo, @tradeNo, @snapshotAt, @currency, @expected, @actual, @delta, @detail,
+       'new', @at, @runId, @at, @runId)`,
+  );
+  const reopen = db.prepare(
+    `UPDATE findings SET state = 'new', first_seen_at = @at, first_seen_run_id = @runId,
+       resolved_at = NULL, resolved_run_id = NULL WHERE fingerprint = @fingerprint`,
+  );
+  const refresh = db.prepare(
+    `UPDATE findings SET severity = @severity, card_id = @cardId, transaction_id = @transactionId,
+       order_no = @orderNo, merchant_order_no = @merchantOrderNo, trade_no = @tradeNo,
+       snapshot_at = @snapshotAt, currency = @currency, expected = @expected, actual = @actual,
+       delta = @delta, detail = @detail, last_seen_at = @at, last_seen_run_id = @runId,
+       state = CASE WHEN first_seen_run_id = @runId THEN 'new' ELSE 'persisting' END
+     WHERE fingerprint = @fingerprint`,
+  );
+  const unacknowledge = db.prepare(
+    `UPDATE findings SET ack_reason = NULL, ack_until = NULL, ack_at = NULL, ack_expected = NULL,
+       ack_actual = NULL WHERE fingerprint = ?`,
+  );
+  const resolve = db.prepare(
+    `UPDATE findings SET state = 'resolved', resolved_at = ?, resolved_run_id = ?,
+       ack_reason = NULL, ack_until = NULL, ack_at = NULL, ack_expected = NULL, ack_actual = NULL
+     WHERE fingerprint = ?`,
+  );
+
+  return db
+    .transaction((): Reconciliation => {
+      const recorded = db
+        .prepare(
+          `INSERT INTO recon_runs (run_id, reconciled_at, merchants, coverage, current_count,
+             new_count, resolved_count, acknowledged_count)
+           VALUES (?, ?, ?, ?, 0, 0, 0, 0) ON CONFLICT (run_id) DO NOTHING`,
+        )
+        .run(runId, at, JSON.stringify(results.merchants), JSON.stringify(results.coverage));
+      if (recorded.changes === 0)
+        throw new FindingsError(
+          'RUN_ALREADY_RECORDED',
+          `reconciliation ${runId} is already recorded`,
+        );
+
+      const seen = new Set<string>();
+      for (const finding of results.findings) {
+        if (seen.has(finding.fingerprint)) continue;
+        seen.add(finding.fingerprint);
+        const values = { ...finding, at, runId };
+        const before = get.get(finding.fingerprint) as FindingsTable | undefined;
+        if (!before) {
+          insert.run(values);
+          note(finding.fingerprint, 'opened');
+          continue;
+        }
+        if (before.state === 'resolved') {
+          reopen.run(values);
+          note(finding.fingerprint, 'reopened');
+        }
+        refresh.run(values);
+        const lapse = lapsed(before, finding, at);
+        if (lapse) {
+          unacknowledge.run(finding.fingerprint);
+          note(finding.fingerprint, lapse.event, lapse.detail);
+        }
+      }
+
+      const ran = new Set(results.coverage.map((c) => `${c.check}\u0000${c.merchantId}`));
+      const open = db
+        .prepare("SELECT * FROM findings WHERE state <> 'resolved'")
+        .all() as FindingsTable[];
+      const resolvedNow: string[] = [];
+      for (const row of open) {
+        if (seen.has(row.fingerprint) || !ran.has(`${row.check_code}\u0000${row.merchant_id}`))
+          continue;
+        resolve.run(at, runId, row.fingerprint);
+        note(row.fingerprint, 'resolved');
+        resolvedNow.push(row.fingerprint);
+      }
+
+      const read = (fingerprint: string) => storedFinding(get.get(fingerprint) as FindingsTable);
+      const holding = [...seen].map(read);
+      const current = holding.filter((f) => f.acknowledgement === null);
+      const acknowledged = holding.filter((f) => f.acknowledgement !== null);
+      const resolved = resolvedNow.map(read);
+      db.prepare(
+        `UPDATE recon_runs SET current_count = ?, new_count = ?, resolved_count = ?,
+           acknowledged_count = ? WHERE run_id = ?`,
+      ).run(
+        current.length,
+        holding.filter((f) => f.state === 'new').length,
+        resolved.length,
+        acknowledged.length,
+        runId,
+      );
+      return { runId, at, current, acknowledged, resolved };
+    })
+    .immediate();
+}
+
+/** Why an acknowledgement no longer holds for `finding` at `at`, if it does not. */
+function lapsed(
+  before: FindingsTable,
+  finding: Finding,
+  at: string,
+): { event: EventName; detail: string } | undefined {
+  if (before.ack_until === null) return undefined;
+  if (Date.parse(before.ack_until) <= Date.parse(at))
+    return { event: 'ack_expired', detail: `acknowledged until ${before.ack_until}` };
+  if (before.ack_expected !== finding.expected || before.ack_actual !== finding.actual)
+    return {
+      event: 'ack_changed',
+      detail: `acknowledged expected ${before.ack_expected} actual ${before.ack_actual}; now expected ${finding.expected} actual ${finding.actual}`,
+    };
+  return undefined;
+}
+
+/**
+ * Acknowledge an open finding: it leaves the main report (reported apart as acknowledged)
+ * until `until`, or until its expected or actual value changes.
+ * @example ackFinding(db, '3f9a1c0e5b7d2a64', { reason: 'bank fee, ticket 118', until: '2026-12-01T00:00:00.000Z', now })
+ * @throws FindingsError FINDING_UNKNOWN, FINDING_RESOLVED, or ACK_INVALID (`field` names `reason`
+ *   or `until`: an empty reason, an unreadable instant, or one not after `now`).
+ */
+export function ackFinding(
+  db: SqliteDatabase,
+  fingerprint: string,
+  ack: { readonly reason: string; readonly until: string; readonly now: string },
+): StoredFinding {
+  const reason = ack.reason.trim();
+  if (reason === '')
+    throw new FindingsError('ACK_INVALID', 'an acknowledgement needs a reason', {
+      field: 'reason',
+    });
+  const until = Date.parse(ack.until);
+  if (Number.isNaN(until))
+    throw new FindingsError('ACK_INVALID', `${JSON.stringify(ack.until)} is not an instant`, {
+      field: 'until',
+    });
+  if (until <= Date.parse(ack.now))
+    throw new FindingsError('ACK_INVALID', `${ack.until} is not in the future`, { field: 'until' });
+  return db
+    .transaction(() => {
+      const row = db.prepare('SELECT * FROM findings WHERE fingerprint = ?').get(fingerprint) as
+        | FindingsTable
+        | undefined;
+      if (!row) throw new FindingsError('FINDING_UNKNOWN', `no finding ${fingerprint}`);
+      if (row.state === 'resolved')
+        throw new FindingsError(
+          'FINDING_RESOLVED',
+          `finding ${fingerprint} was resolved at ${row.resolved_at}; nothing to acknowledge`,
+        );
+      const untilText = new Date(until).toISOString();
+      db.prepare(
+        `UPDATE findings SET ack_reason = ?, ack_until = ?, ack_at = ?, ack_expected = expected,
+           ack_actual = actual WHERE fingerprint = ?`,
+      ).run(reason, untilText, ack.now, fingerprint);
+      db.prepare(
+        `INSERT INTO finding_events (fingerprint, run_id, at, event, detail)
+         VALUES (?, NULL, ?, 'acknowledged', ?)`,
+      ).run(fingerprint, ack.now, `until ${untilText}: ${reason}`);
+      return storedFinding(
+        db
+          .prepare('SELECT * FROM findings WHERE fingerprint = ?')
+          .get(fingerprint) as FindingsTable,
+      );
+    })
+    .immediate();
+}
+
+/** Findings in the store, open ones by default, in report order. */
+export function listFindings(
+  db: SqliteDatabase,
+  options: { readonly includeResolved?: boolean; readonly merchantIds?: readonly string[] } = {},
+): StoredFinding[] {
+  const rows = db
+    .prepare(
+      `SELECT * FROM findings WHERE (@all OR state <> 'resolved')
+       ORDER BY merchant_id, check_code, first_seen_at, fingerprint`,
+    )
+    .all({ all: options.includeResolved ? 1 : 0 }) as FindingsTable[];
+  const merchants = options.merchantIds ? new Set(options.merchantIds) : undefined;
+  return rows.filter((row) => !merchants || merchants.has(row.merchant_id)).map(storedFinding);
+}

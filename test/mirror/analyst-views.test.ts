@@ -1,0 +1,946 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { Card, Offering, Transaction } from '../../src/contract/index.js';
+import { migrateMirror, readMigrations, SQL_DIR } from '../../src/mirror/migrations.js';
+import { minorColumn } from '../../src/mirror/minor-column.js';
+import { createMirrorWriters, type MirrorWriters } from '../../src/mirror/mirror-writers.js';
+import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
+import type { SqliteDatabase } from '../../src/mirror/sqlite-database.js';
+import { currencyExponent, KNOWN_CURRENCIES } from '../../src/money/currency.js';
+import { cardBalanceMismatch } from '../../src/recon/checks/card-balance-mismatch.js';
+import { unjournaledCard } from '../../src/recon/checks/unjournaled-card.js';
+import { ackFinding, recordReconciliation } from '../../src/recon/findings-store.js';
+import { moneyText } from '../../src/recon/money-text.js';
+import { DEFAULT_RECON_SETTINGS } from '../../src/recon/recon-settings.js';
+import { runChecks } from '../../src/recon/run-checks.js';
+import { transactionEffectSql } from '../../src/recon/transaction-effect-sql.js';
+import { context, useTempMirrors } from './mirror-fixtures.js';
+
+const temp = useTempMirrors();
+
+/** An instant of March 2026 from its `MM-DDTHH:MM`, e.g. `at('03-05T02:00')`. */
+const at = (time: string) => `2026-${time}:00.000Z`;
+
+/** When the sync read the card list (`cards.observed_at`). */
+const READ = at('03-05T02:00');
+const RUN1_CARDS = context('run-1', READ);
+/** The transactions were mirrored a little after the card list, as a sync does. */
+const RUN1_TX = context('run-1', at('03-05T02:10'));
+/** A purchase made after the balance read, first mirrored by the next night's run. */
+const RUN2_TX = context('run-2', at('03-06T02:10'));
+const UNJOURNALED =
+  'no linked ISSUE order in the journal: expected balance unknown (UNJOURNALED_CARD)';
+
+const VIEWS = [
+  'card_balance_check',
+  'card_ledger',
+  'currency_exponents',
+  'fees_by_offering_day',
+  'latest_merchant_balance',
+  'open_findings',
+  'order_outcomes',
+  'sync_freshness',
+  'transactions_daily',
+];
+
+function offering(id: string, name: string, currency: string, issuanceFee: string): Offering {
+  const jpy = currency === 'JPY';
+  return {
+    id,
+    name,
+    network: 'VISA',
+    type: 'VIRTUAL',
+    currency,
+    minLoadAmount: jpy ? '1000' : '10.00',
+    maxLoadAmount: jpy ? '500000' : '5000.00',
+    issuanceFee,
+    depositFeePercent: '1.5',
+    requiresHolder: false,
+  };
+}
+
+function card(cardId: string, offeringId: string, status: Card['status'], balance: string): Card {
+  const jpy = offeringId === 'off-jp';
+  return {
+    cardId,
+    merchantId: jpy ? 'm-2' : 'm-1',
+    cardOfferingId: offeringId,
+    lastFour: '4242',
+    status,
+    balance,
+    currency: jpy ? 'JPY' : 'USD',
+    createdAt: at('03-01T08:00'),
+  };
+}
+
+/** [id, card, type, status, amount, fee, `MM-DDTHH:MM`, tradeNo (default `trd-<id>`)]. */
+type Tx = [
+  string,
+  string,
+  Transaction['type'],
+  Transaction['status'],
+  string,
+  string,
+  string,
+  string?,
+];
+
+function tx(
+  [id, cardId, type, status, amount, fee, time, tradeNo]: Tx,
+  currency = 'USD',
+): Transaction {
+  return {
+    transactionId: id,
+    cardId,
+    tradeNo: tradeNo ?? `trd-${id}`,
+    type,
+    status,
+    amount,
+    currency,
+    merchantName: type === 'PURCHASE' ? 'Corner Shop' : 'Card Issuer',
+    fee,
+    createdAt: at(time),
+  };
+}
+
+/** [merchantOrderNo, kind, orderNo, amount, cardId, `MM-DDTHH:MM`, state (default IMPORTED)]. */
+type Order = [string, string, string | null, string | null, string | null, string, string?];
+
+function insertOrders(
+  db: SqliteDatabase,
+  orders: readonly Order[],
+  merchantId = 'm-1',
+  currency = 'USD',
+): void {
+  const insert = db.prepare(
+    `INSERT INTO orders (merchant_order_no, merchant_id, kind, card_id, offering_id, amount,
+       amount_minor, currency, submitted_at, order_no, state, source, created_at, updated_at)
+     VALUES (@no, @merchantId, @kind, @cardId, @offeringId, @amount, @amountMinor, @currency,
+       @submittedAt, @orderNo, @state, @source, @submittedAt, @submittedAt)`,
+  );
+  for (const [no, kind, orderNo, amount, cardId, time, state] of orders) {
+    insert.run({
+      no,
+      merchantId,
+      kind,
+      cardId,
+      offeringId: kind === 'ISSUE' ? (currency === 'JPY' ? 'off-jp' : 'off-1') : null,
+      amount,
+      amountMinor: amount === null ? null : minorColumn(amount, currency),
+      currency: amount === null ? null : currency,
+      submittedAt: at(time),
+      orderNo,
+      state: state ?? 'IMPORTED',
+      source: state === undefined ? 'import' : 'cli',
+    });
+  }
+}
+
+/**
+ * The scenario the tests read: merchant m-1 (USD) with a card that balances over every
+ * transaction type and status (card-a), one that does not (card-b), a CANCELLED one (card-c),
+ * one the journal does not know (card-d, another offering), one with amounts too precise for
+ * USD (card-e), a FEE of a card the mirror lacks; merchant m-2 with a JPY card (card-j).
+ */
+function scenario(mirror: Mirror): MirrorWriters {
+  const writers = createMirrorWriters(mirror.db);
+  const m2 = { merchantId: 'm-2' };
+  writers.atomically(() => {
+    const site = { baseUrl: 'https://issuer.test' };
+    writers.merchants.upsertMerchant({ ...site, merchantId: 'm-1', source: 'main' }, READ, 'USD');
+    writers.merchants.upsertMerchant({ ...site, merchantId: 'm-2', source: 'japan' }, READ, 'JPY');
+    writers.offerings.write(
+      [
+        offering('off-1', 'Virtual Visa', 'USD', '2.00'),
+        offering('off-2', 'Plastic Mastercard', 'USD', '5.00'),
+      ],
+      RUN1_CARDS,
+    );
+    writers.offerings.write([offering('off-jp', 'JPY Virtual', 'JPY', '500')], {
+      ...RUN1_CARDS,
+      ...m2,
+    });
+    writers.cards.write(
+      [
+        card('card-a', 'off-1', 'ACTIVE', '115.69'),
+        card('card-b', 'off-1', 'ACTIVE', '17.50'),
+        card('card-c', 'off-1', 'CANCELLED', '0.00'),
+        card('card-d', 'off-2', 'ACTIVE', '12.00'),
+        card('card-e', 'off-1', 'ACTIVE', '56.99'),
+      ],
+      RUN1_CARDS,
+    );
+    writers.cards.write([card('card-j', 'off-jp', 'ACTIVE', '8300')], { ...RUN1_CARDS, ...m2 });
+    const usd: Tx[] = [
+      // card-a, every type and status: orders +100.00 +50.00 -20.00, transactions -14.31.
+      ['fee-a1', 'card-a', 'FEE', 'COMPLETED', '2.00', '0.00', '03-01T09:01', 'ord-a1'],
+      ['fee-a2', 'card-a', 'FEE', 'SETTLED', '0.75', '0.00', '03-02T09:01', 'ord-a2'],
+      ['fee-a3', 'card-a', 'FEE', 'COMPLETED', '0.00', '0.00', '03-02T10:01', 'ord-a3'],
+      ['fee-a4', 'card-a', 'FEE', 'DECLINED', '0.00', '0.00', '03-02T11:01', 'ord-a4'],
+      ['pur-a1', 'card-a', 'PURCHASE', 'COMPLETED', '10.00', '0.10', '03-03T08:00'],
+      ['pur-a2', 'card-a', 'PURCHASE', 'PENDING', '5.00', '0.00', '03-03T09:00'],
+      ['pur-a3', 'card-a', 'PURCHASE', 'SETTLED', '3.00', '0.05', '03-03T10:00'],
+      ['pur-a4', 'card-a', 'PURCHASE', 'DECLINED', '7.00', '0.00', '03-03T11:00'],
+      ['svc-a1', 'card-a', 'FEE', 'PENDING', '0.30', '0.00', '03-03T12:00'],
+      ['ref-a1', 'card-a', 'REFUND', 'PENDING', '2.00', '0.00', '03-04T08:00', 'trd-pur-a3'],
+      ['ref-a2', 'card-a', 'REFUND', 'COMPLETED', '4.00', '0.10', '03-04T09:00', 'trd-pur-a1'],
+      ['rev-a1', 'card-a', 'REVERSAL', 'COMPLETED', '3.00', '0.00', '03-04T10:00', 'trd-pur-a3'],
+      ['ver-a1', 'card-a', 'VERIFICATION', 'COMPLETED', '0.00', '0.01', '03-04T11:00'],
+      ['ver-a2', 'card-a', 'VERIFICATION', 'DECLINED', '0.00', '0.50', '03-04T11:30'],
+      // card-b: 25.00 - 2.00 - 5.00 = 18.00, but it reports 17.50.
+      ['fee-b1', 'card-b', 'FEE', 'COMPLETED', '2.00', '0.00', '03-01T09:11', 'ord-b1'],
+      ['pur-b1', 'card-b', 'PURCHASE', 'COMPLETED', '5.00', '0.00', '03-03T12:00'],
+      // card-c: CANCELLED, so 0 whatever happened before.
+      ['fee-c1', 'card-c', 'FEE', 'COMPLETED', '2.00', '0.00', '03-01T09:21', 'ord-c1'],
+      ['pur-c1', 'card-c', 'PURCHASE', 'SETTLED', '8.00', '0.00', '03-02T12:00'],
+      ['fee-c2', 'card-c', 'FEE', 'COMPLETED', '0.00', '0.00', '03-02T13:01', 'ord-c2'],
+      // card-d: no journal ISSUE; a fee too precise for USD.
+      ['pur-d1', 'card-d', 'PURCHASE', 'COMPLETED', '3.00', '0.00', '03-03T13:00'],
+      ['fee-d1', 'card-d', 'FEE', 'COMPLETED', '0.125', '0.00', '03-03T14:00'],
+      ['fee-d2', 'card-d', 'FEE', 'COMPLETED', '1.00', '0.00', '03-03T15:00'],
+      // card-e: a deposit whose journal amount, and a purchase, are too precise for USD.
+      ['fee-e1', 'card-e', 'FEE', 'COMPLETED', '2.00', '0.00', '03-01T09:31', 'ord-e1'],
+      ['fee-e2', 'card-e', 'FEE', 'COMPLETED', '0.15', '0.00', '03-03T09:01', 'ord-e2'],
+      ['pur-e1', 'card-e', 'PURCHASE', 'COMPLETED', '1.005', '0.00', '03-03T16:00'],
+      // a FEE of a card the mirror does not hold.
+      ['fee-zz', 'card-zz', 'FEE', 'COMPLETED', '0.50', '0.00', '03-04T12:00'],
+    ];
+    writers.transactions.write(
+      usd.map((row) => tx(row)),
+      RUN1_TX,
+    );
+    const jpy: Tx[] = [
+      ['fee-j1', 'card-j', 'FEE', 'COMPLETED', '500', '0', '03-01T10:01', 'ord-j1'],
+      ['pur-j1', 'card-j', 'PURCHASE', 'COMPLETED', '1200', '0', '03-02T10:00'],
+    ];
+    writers.transactions.write(
+      jpy.map((row) => tx(row, 'JPY')),
+      { ...RUN1_TX, ...m2 },
+    );
+    writers.transactions.write(
+      [tx(['late-a1', 'card-a', 'PURCHASE', 'COMPLETED', '9.00', '0.00', '03-05T03:00'])],
+      RUN2_TX,
+    );
+    insertOrders(mirror.db, [
+      ['mo-a1', 'ISSUE', 'ord-a1', '100.00', null, '03-01T09:00'],
+      ['mo-a2', 'DEPOSIT', 'ord-a2', '50.00', 'card-a', '03-02T09:00'],
+      ['mo-a3', 'WITHDRAW', 'ord-a3', '20.00', 'card-a', '03-02T10:00'],
+      ['mo-a4', 'DEPOSIT', 'ord-a4', '30.00', 'card-a', '03-02T11:00'],
+      ['mo-b1', 'ISSUE', 'ord-b1', '25.00', null, '03-01T09:10'],
+      ['mo-c1', 'ISSUE', 'ord-c1', '40.00', null, '03-01T09:20'],
+      ['mo-c2', 'CANCEL', 'ord-c2', null, 'card-c', '03-02T13:00'],
+      ['mo-e1', 'ISSUE', 'ord-e1', '60.00', null, '03-01T09:30'],
+      ['mo-e2', 'DEPOSIT', 'ord-e2', '10.005', 'card-e', '03-03T09:00'],
+      ['mo-x1', 'ISSUE', null, '99.00', null, '03-03T09:10', 'REJECTED'],
+      ['mo-x2', 'ISSUE', null, '15.00', null, '03-03T09:20'],
+      ['mo-x3', 'DEPOSIT', 'ord-x3', '5.00', 'card-b', '03-04T09:00', 'ACCEPTED'],
+      ['mo-x4', 'TOPUP', null, '500.00', null, '03-04T09:30'],
+      ['mo-x5', 'WITHDRAW', null, '1.00', 'card-b', '03-04T09:40', 'SUBMITTED'],
+    ]);
+    insertOrders(
+      mirror.db,
+      [['mo-j1', 'ISSUE', 'ord-j1', '10000', null, '03-01T10:00']],
+      'm-2',
+      'JPY',
+    );
+  });
+  return writers;
+}
+
+/** The rows of `sql` as arrays of values, in column order. */
+function table(db: SqliteDatabase, sql: string): unknown[][] {
+  return db.prepare(sql).raw().all() as unknown[][];
+}
+
+/** The rows of `sql` as objects. */
+function rows(db: SqliteDatabase, sql: string): Record<string, unknown>[] {
+  return db.prepare(sql).all() as Record<string, unknown>[];
+}
+
+/** The statements of a SQL file, split on `;` outside quotes and `--` comments. */
+function statementsOf(text: string): string[] {
+  const statements: string[] = [];
+  let current = '';
+  let quote: string | null = null;
+  let comment = false;
+  for (const char of text) {
+    if (comment) {
+      if (char === '\n') comment = false;
+    } else if (quote) {
+      if (char === quote) quote = null;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+    } else if (char === '-' && current.endsWith('-')) {
+      comment = true;
+    } else if (char === ';') {
+      statements.push(current);
+      current = '';
+      continue;
+    }
+    current += char;
+  }
+  statements.push(current);
+  return statements.map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter((s) => s !== '');
+}
+
+describe('004_analyst_views', () => {
+  it('creates every view, each documented by a comment inside its CREATE VIEW', () => {
+    const mirror = temp.open();
+    const views = rows(
+      mirror.db,
+      "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name",
+    ) as { name: string; sql: string }[];
+    expect(views.map((v) => v.name)).toEqual(VIEWS);
+    for (const view of views) expect(view.sql).toMatch(/ AS\s*\n-- \S/);
+  });
+
+  it('does its arithmetic in integers: no REAL, float literal or julianday in the SQL', () => {
+    const file = readFileSync(join(SQL_DIR, '004_analyst_views.sql'), 'utf8');
+    const code = file.replace(/--.*$/gm, '');
+    expect(code).not.toMatch(/\bREAL\b|\bFLOAT\b|\bDOUBLE\b|julianday|\btotal\(|\bavg\(|\d\.\d/i);
+  });
+
+  it('knows exactly the currencies and exponents of src/money/currency.ts', () => {
+    const mirror = temp.open();
+    expect(table(mirror.db, 'SELECT * FROM currency_exponents ORDER BY currency')).toEqual(
+      KNOWN_CURRENCIES.map((c) => [c, currencyExponent(c), 10 ** currencyExponent(c)]),
+    );
+  });
+
+  it('keeps the mirror data when migrating a version-2 file to the newest version', async () => {
+    const file = join(temp.dir(), 'v2.sqlite');
+    const raw = new Database(file);
+    migrateMirror(raw, readMigrations().slice(0, 2));
+    createMirrorWriters(raw).cards.write([card('card-1', 'off-1', 'ACTIVE', '7.00')], RUN1_CARDS);
+    insertOrders(raw, [['mo-1', 'ISSUE', 'ord-1', '7.00', null, '03-01T09:00']]);
+    raw.close();
+
+    const mirror = openMirror(file);
+    temp.defer(() => mirror.close());
+    expect(mirror.migration.from).toBe(2);
+    expect(mirror.migration.applied).toEqual(
+      expect.arrayContaining(['003_findings', '004_analyst_views']),
+    );
+    expect(table(mirror.db, 'SELECT card_id, balance_minor FROM cards')).toEqual([['card-1', 700]]);
+    expect(
+      table(mirror.db, 'SELECT card_id, check_result, unchecked_reason FROM card_balance_check'),
+    ).toEqual([['card-1', 'unchecked', UNJOURNALED]]);
+    expect(table(mirror.db, 'SELECT merchant_order_no, outcome FROM order_outcomes')).toEqual([
+      ['mo-1', 'awaiting_outcome'],
+    ]);
+  });
+
+  it('keeps the findings when migrating a version-3 file to the newest version', async () => {
+    const file = join(temp.dir(), 'v3.sqlite');
+    const raw = new Database(file);
+    migrateMirror(raw, readMigrations().slice(0, 3));
+    insertFinding(raw, { fingerprint: 'fp-1' });
+    raw.close();
+
+    const mirror = openMirror(file);
+    temp.defer(() => mirror.close());
+    expect(mirror.migration.from).toBe(3);
+    expect(mirror.migration.applied[0]).toBe('004_analyst_views');
+    expect(table(mirror.db, 'SELECT fingerprint, state FROM findings')).toEqual([['fp-1', 'new']]);
+    expect(
+      table(mirror.db, 'SELECT fingerprint, ack_state, in_main_report FROM open_findings'),
+    ).toEqual([['fp-1', 'none', 1]]);
+  });
+});
+
+describe('card_balance_check', () => {
+  it('holds each card against its ledger of completed orders and transactions, in minor units', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    expect(
+      table(
+        mirror.db,
+        `SELECT card_id, issue_linked, orders_counted, orders_minor, transactions_counted,
+                transactions_minor, transactions_after_read, too_precise, expected_minor,
+                expected, difference_minor, difference, check_result
+         FROM card_balance_check ORDER BY card_id`,
+      ),
+    ).toEqual([
+      ['card-a', 1, 3, 13000, 14, -1431, 1, 0, 11569, '115.69', 0, '0.00', 'match'],
+      ['card-b', 1, 1, 2500, 2, -700, 0, 0, 1800, '18.00', -50, '-0.50', 'mismatch'],
+      ['card-c', 1, 1, 4000, 3, -1000, 0, 0, 0, '0.00', 0, '0.00', 'match'],
+      ['card-d', 0, 0, 0, 3, -400, 0, 1, null, null, null, null, 'unchecked'],
+      ['card-e', 1, 2, 6000, 3, -215, 0, 2, null, null, null, null, 'unchecked'],
+      ['card-j', 1, 1, 10000, 2, -1700, 0, 0, 8300, '8300', 0, '0', 'match'],
+    ]);
+    expect(
+      table(mirror.db, 'SELECT card_id, unchecked_reason FROM card_balance_check ORDER BY card_id'),
+    ).toEqual([
+      ['card-a', null],
+      ['card-b', null],
+      ['card-c', null],
+      ['card-d', UNJOURNALED],
+      ['card-e', '2 ledger amount(s) too precise for the currency (PRECISION_VIOLATION)'],
+      ['card-j', null],
+    ]);
+    expect(rows(mirror.db, "SELECT * FROM card_balance_check WHERE card_id = 'card-b'")).toEqual([
+      {
+        merchant_id: 'm-1',
+        card_id: 'card-b',
+        card_offering_id: 'off-1',
+        status: 'ACTIVE',
+        currency: 'USD',
+        balance_read_at: READ,
+        balance: '17.50',
+        balance_minor: 1750,
+        issue_linked: 1,
+        orders_counted: 1,
+        orders_minor: 2500,
+        transactions_counted: 2,
+        transactions_minor: -700,
+        transactions_after_read: 0,
+        too_precise: 0,
+        expected_minor: 1800,
+        expected: '18.00',
+        difference_minor: -50,
+        difference: '-0.50',
+        check_result: 'mismatch',
+        unchecked_reason: null,
+      },
+    ]);
+  });
+
+  it('computes in integers only: every *_minor column is an integer or NULL', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    const types = table(
+      mirror.db,
+      `SELECT DISTINCT typeof(balance_minor), typeof(orders_minor), typeof(transactions_minor),
+              typeof(expected_minor), typeof(difference_minor)
+       FROM card_balance_check`,
+    ).flat();
+    expect(new Set(types)).toEqual(new Set(['integer', 'null']));
+  });
+
+  it('says so when the balance itself is too precise for its currency', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    writers.cards.write([card('card-b', 'off-1', 'ACTIVE', '17.505')], RUN1_CARDS);
+    expect(
+      table(
+        mirror.db,
+        `SELECT balance_minor, expected, difference, check_result, unchecked_reason
+         FROM card_balance_check WHERE card_id = 'card-b'`,
+      ),
+    ).toEqual([
+      [
+        null,
+        '18.00',
+        null,
+        'unchecked',
+        'balance too precise for its currency, or currency unknown (PRECISION_VIOLATION)',
+      ],
+    ]);
+  });
+
+  it('finds the same mismatches, with the same amounts, as the CARD_BALANCE_MISMATCH check', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    const findings = ['m-1', 'm-2'].flatMap(
+      (merchantId) =>
+        cardBalanceMismatch.run({
+          db: mirror.db,
+          merchantId,
+          range: { merchantId, cutoff: null, start: null, through: null },
+          settings: DEFAULT_RECON_SETTINGS,
+        }).findings,
+    );
+    expect(findings.length).toBeGreaterThan(0);
+    expect(
+      table(
+        mirror.db,
+        `SELECT card_id, expected, balance, difference FROM card_balance_check
+         WHERE check_result = 'mismatch' ORDER BY card_id`,
+      ),
+    ).toEqual(findings.map((f) => [f.cardId, f.expected, f.actual, f.delta]));
+  });
+
+  it('gives every transaction the effect the reconciliation gives it', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    const fromRecon = table(
+      mirror.db,
+      `SELECT t.transaction_id, ${transactionEffectSql('t')}
+       FROM transactions t JOIN cards c ON c.card_id = t.card_id ORDER BY t.transaction_id`,
+    );
+    const fromView = table(
+      mirror.db,
+      `SELECT transaction_id, effect_minor FROM card_ledger
+       WHERE source = 'transaction' ORDER BY transaction_id`,
+    );
+    expect(fromView).toEqual(fromRecon);
+    expect(fromView).toHaveLength(28);
+  });
+});
+
+describe('card_ledger', () => {
+  it('lists a card entry by entry, each order dated by its FEE record', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    expect(
+      table(
+        mirror.db,
+        `SELECT source, entry_type, status, coalesce(merchant_order_no, transaction_id),
+                effect_minor, effect, visible_at_read
+         FROM card_ledger WHERE card_id = 'card-a' ORDER BY created_at, source`,
+      ),
+    ).toEqual([
+      ['order', 'ISSUE', 'COMPLETED', 'mo-a1', 10000, '100.00', 1],
+      ['transaction', 'FEE', 'COMPLETED', 'fee-a1', -200, '-2.00', 1],
+      ['order', 'DEPOSIT', 'SETTLED', 'mo-a2', 5000, '50.00', 1],
+      ['transaction', 'FEE', 'SETTLED', 'fee-a2', -75, '-0.75', 1],
+      ['order', 'WITHDRAW', 'COMPLETED', 'mo-a3', -2000, '-20.00', 1],
+      ['transaction', 'FEE', 'COMPLETED', 'fee-a3', 0, '0.00', 1],
+      ['transaction', 'FEE', 'DECLINED', 'fee-a4', 0, '0.00', 1],
+      ['transaction', 'PURCHASE', 'COMPLETED', 'pur-a1', -1010, '-10.10', 1],
+      ['transaction', 'PURCHASE', 'PENDING', 'pur-a2', -500, '-5.00', 1],
+      ['transaction', 'PURCHASE', 'SETTLED', 'pur-a3', -305, '-3.05', 1],
+      ['transaction', 'PURCHASE', 'DECLINED', 'pur-a4', 0, '0.00', 1],
+      ['transaction', 'FEE', 'PENDING', 'svc-a1', -30, '-0.30', 1],
+      ['transaction', 'REFUND', 'PENDING', 'ref-a1', 0, '0.00', 1],
+      ['transaction', 'REFUND', 'COMPLETED', 'ref-a2', 390, '3.90', 1],
+      ['transaction', 'REVERSAL', 'COMPLETED', 'rev-a1', 300, '3.00', 1],
+      ['transaction', 'VERIFICATION', 'COMPLETED', 'ver-a1', -1, '-0.01', 1],
+      ['transaction', 'VERIFICATION', 'DECLINED', 'ver-a2', 0, '0.00', 1],
+      ['transaction', 'PURCHASE', 'COMPLETED', 'late-a1', -900, '-9.00', 0],
+    ]);
+  });
+
+  it('sums, over what the balance read could reflect, to the expected balance', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    expect(
+      table(
+        mirror.db,
+        `SELECT l.card_id, sum(l.effect_minor), b.expected_minor
+         FROM card_ledger l JOIN card_balance_check b ON b.card_id = l.card_id
+         WHERE l.visible_at_read AND b.expected_minor IS NOT NULL AND b.status <> 'CANCELLED'
+         GROUP BY l.card_id ORDER BY l.card_id`,
+      ),
+    ).toEqual([
+      ['card-a', 11569, 11569],
+      ['card-b', 1800, 1800],
+      ['card-j', 8300, 8300],
+    ]);
+  });
+
+  it('leaves the too-precise entries without an effect, and the JPY ones without decimals', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    expect(
+      table(
+        mirror.db,
+        `SELECT card_id, coalesce(merchant_order_no, transaction_id), effect_minor, effect
+         FROM card_ledger WHERE card_id IN ('card-e', 'card-j')
+         ORDER BY card_id, created_at, source`,
+      ),
+    ).toEqual([
+      ['card-e', 'mo-e1', 6000, '60.00'],
+      ['card-e', 'fee-e1', -200, '-2.00'],
+      ['card-e', 'mo-e2', null, null],
+      ['card-e', 'fee-e2', -15, '-0.15'],
+      ['card-e', 'pur-e1', null, null],
+      ['card-j', 'mo-j1', 10000, '10000'],
+      ['card-j', 'fee-j1', -500, '-500'],
+      ['card-j', 'pur-j1', -1200, '-1200'],
+    ]);
+  });
+});
+
+describe('order_outcomes', () => {
+  it('links each journal order to its FEE record and names its outcome', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    expect(
+      table(
+        mirror.db,
+        `SELECT merchant_order_no, kind, order_no, card_id, fee_transaction_id, fee_minor, outcome
+         FROM order_outcomes ORDER BY merchant_id, merchant_order_no`,
+      ),
+    ).toEqual([
+      ['mo-a1', 'ISSUE', 'ord-a1', 'card-a', 'fee-a1', 200, 'completed'],
+      ['mo-a2', 'DEPOSIT', 'ord-a2', 'card-a', 'fee-a2', 75, 'completed'],
+      ['mo-a3', 'WITHDRAW', 'ord-a3', 'card-a', 'fee-a3', 0, 'completed'],
+      ['mo-a4', 'DEPOSIT', 'ord-a4', 'card-a', 'fee-a4', 0, 'failed'],
+      ['mo-b1', 'ISSUE', 'ord-b1', 'card-b', 'fee-b1', 200, 'completed'],
+      ['mo-c1', 'ISSUE', 'ord-c1', 'card-c', 'fee-c1', 200, 'completed'],
+      ['mo-c2', 'CANCEL', 'ord-c2', 'card-c', 'fee-c2', 0, 'completed'],
+      ['mo-e1', 'ISSUE', 'ord-e1', 'card-e', 'fee-e1', 200, 'completed'],
+      ['mo-e2', 'DEPOSIT', 'ord-e2', 'card-e', 'fee-e2', 15, 'completed'],
+      ['mo-x1', 'ISSUE', null, null, null, null, 'rejected'],
+      ['mo-x2', 'ISSUE', null, null, null, null, 'unlinkable'],
+      ['mo-x3', 'DEPOSIT', 'ord-x3', null, null, null, 'awaiting_outcome'],
+      ['mo-x4', 'TOPUP', null, null, null, null, 'topup'],
+      ['mo-x5', 'WITHDRAW', null, null, null, null, 'not_accepted'],
+      ['mo-j1', 'ISSUE', 'ord-j1', 'card-j', 'fee-j1', 500, 'completed'],
+    ]);
+  });
+
+  it('takes the earliest FEE record when the upstream shows two for one order', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    const duplicate: Tx = [
+      'fee-a0',
+      'card-a',
+      'FEE',
+      'COMPLETED',
+      '2.00',
+      '0.00',
+      '03-01T09:05',
+      'ord-a1',
+    ];
+    writers.transactions.write([tx(duplicate)], RUN1_TX);
+    expect(
+      table(mirror.db, "SELECT fee_transaction_id FROM order_outcomes WHERE order_no = 'ord-a1'"),
+    ).toEqual([['fee-a1']]);
+  });
+});
+
+describe('fees_by_offering_day', () => {
+  it('sums the COMPLETED and SETTLED fees per offering, currency and UTC day', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    expect(
+      table(mirror.db, 'SELECT * FROM fees_by_offering_day ORDER BY merchant_id, day, offering_id'),
+    ).toEqual([
+      ['m-1', 'off-1', 'Virtual Visa', 'USD', '2026-03-01', 4, 800, '8.00', 0],
+      ['m-1', 'off-1', 'Virtual Visa', 'USD', '2026-03-02', 3, 75, '0.75', 0],
+      ['m-1', 'off-1', 'Virtual Visa', 'USD', '2026-03-03', 1, 15, '0.15', 0],
+      ['m-1', 'off-2', 'Plastic Mastercard', 'USD', '2026-03-03', 2, 100, '1.00', 1],
+      ['m-1', null, null, 'USD', '2026-03-04', 1, 50, '0.50', 0],
+      ['m-2', 'off-jp', 'JPY Virtual', 'JPY', '2026-03-01', 1, 500, '500', 0],
+    ]);
+  });
+});
+
+describe('transactions_daily', () => {
+  it('counts and sums per merchant, UTC day, type, status and currency', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    expect(
+      table(
+        mirror.db,
+        `SELECT * FROM transactions_daily
+         WHERE (merchant_id = 'm-1' AND day = '2026-03-03' AND type = 'PURCHASE')
+            OR merchant_id = 'm-2'
+         ORDER BY merchant_id, day, type, status`,
+      ),
+    ).toEqual([
+      ['m-1', '2026-03-03', 'PURCHASE', 'COMPLETED', 'USD', 4, 1800, '18.00', 10, '0.10', 1],
+      ['m-1', '2026-03-03', 'PURCHASE', 'DECLINED', 'USD', 1, 700, '7.00', 0, '0.00', 0],
+      ['m-1', '2026-03-03', 'PURCHASE', 'PENDING', 'USD', 1, 500, '5.00', 0, '0.00', 0],
+      ['m-1', '2026-03-03', 'PURCHASE', 'SETTLED', 'USD', 1, 300, '3.00', 5, '0.05', 0],
+      ['m-2', '2026-03-01', 'FEE', 'COMPLETED', 'JPY', 1, 500, '500', 0, '0', 0],
+      ['m-2', '2026-03-02', 'PURCHASE', 'COMPLETED', 'JPY', 1, 1200, '1200', 0, '0', 0],
+    ]);
+    const total = mirror.db.prepare('SELECT sum(transaction_count) FROM transactions_daily');
+    expect(total.pluck().get()).toBe(29);
+  });
+});
+
+describe('latest_merchant_balance', () => {
+  it('shows the newest snapshot per merchant and the change since the one before', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    const balance = (amount: string, currency = 'USD') => ({ balance: amount, currency });
+    writers.merchants.addBalance(balance('1000.00'), context('run-0', at('03-04T02:00')));
+    writers.merchants.addBalance(balance('940.00'), RUN1_CARDS);
+    writers.merchants.addBalance(balance('50000', 'JPY'), { ...RUN1_CARDS, merchantId: 'm-2' });
+    expect(
+      rows(mirror.db, 'SELECT * FROM latest_merchant_balance ORDER BY merchant_id'),
+    ).toMatchObject([
+      {
+        merchant_id: 'm-1',
+        currency: 'USD',
+        balance: '940.00',
+        balance_minor: 94000,
+        observed_at: READ,
+        run_id: 'run-1',
+        previous_balance: '1000.00',
+        previous_balance_minor: 100000,
+        previous_observed_at: at('03-04T02:00'),
+        change_minor: -6000,
+        change: '-60.00',
+        snapshots: 2,
+      },
+      {
+        merchant_id: 'm-2',
+        currency: 'JPY',
+        balance: '50000',
+        balance_minor: 50000,
+        previous_balance: null,
+        previous_balance_minor: null,
+        previous_observed_at: null,
+        change_minor: null,
+        change: null,
+        snapshots: 1,
+      },
+    ]);
+  });
+
+  it('prints minor units as the exact decimal text of src/money, whatever the exponent and sign', () => {
+    const mirror = temp.open();
+    const writers = createMirrorWriters(mirror.db);
+    const cases: [string, string, string, string][] = [
+      ['USD', '0.00', '0.07', '0.07'],
+      ['USD', '100.00', '99.95', '-0.05'],
+      ['USD', '5.00', '5.00', '0.00'],
+      ['USD', '0.10', '1234567.89', '1234567.79'],
+      ['JPY', '1000', '0', '-1000'],
+      ['KRW', '5', '12', '7'],
+      ['KWD', '1.000', '0.995', '-0.005'],
+      ['KWD', '0.001', '12.345', '12.344'],
+      ['BHD', '2.500', '0.000', '-2.500'],
+      ['EUR', '-3.00', '1.01', '4.01'],
+    ];
+    cases.forEach(([currency, before, after], index) => {
+      const merchantId = `fmt-${index}`;
+      const balance = (amount: string) => ({ balance: amount, currency });
+      writers.merchants.addBalance(balance(before), context('r-0', at('03-04T02:00'), merchantId));
+      writers.merchants.addBalance(balance(after), context('r-1', READ, merchantId));
+    });
+    const shown = table(
+      mirror.db,
+      'SELECT currency, change_minor, change FROM latest_merchant_balance ORDER BY merchant_id',
+    ) as [string, number, string][];
+    expect(shown.map(([, , change]) => change)).toEqual(cases.map(([, , , change]) => change));
+    for (const [currency, minor, change] of shown) expect(change).toBe(moneyText(minor, currency));
+  });
+});
+
+interface FindingInput {
+  fingerprint: string;
+  state?: string;
+  check?: string;
+  severity?: string;
+  expected?: string | null;
+  actual?: string | null;
+  lastSeenRunId?: string;
+  ack?: { until: string; expected: string | null; actual: string | null };
+}
+
+function insertFinding(db: SqliteDatabase, f: FindingInput): void {
+  const resolved = f.state === 'resolved';
+  db.prepare(
+    `INSERT INTO findings (fingerprint, check_code, severity, merchant_id, card_id, currency,
+       expected, actual, detail, state, first_seen_at, first_seen_run_id, last_seen_at,
+       last_seen_run_id, resolved_at, resolved_run_id, ack_reason, ack_until, ack_at,
+       ack_expected, ack_actual)
+     VALUES (@fingerprint, @check, @severity, 'm-1', 'card-b', 'USD', @expected, @actual,
+       'detail', @state, @firstSeen, 'rc-1', @lastSeen, @lastSeenRunId, @resolvedAt,
+       @resolvedRunId, @ackReason, @ackUntil, @ackAt, @ackExpected, @ackActual)`,
+  ).run({
+    fingerprint: f.fingerprint,
+    check: f.check ?? 'CARD_BALANCE_MISMATCH',
+    severity: f.severity ?? 'error',
+    expected: f.expected === undefined ? '18.00' : f.expected,
+    actual: f.actual === undefined ? '17.50' : f.actual,
+    state: f.state ?? 'new',
+    firstSeen: at('03-04T03:00'),
+    lastSeen: at('03-05T03:00'),
+    lastSeenRunId: f.lastSeenRunId ?? 'rc-2',
+    resolvedAt: resolved ? at('03-05T03:00') : null,
+    resolvedRunId: resolved ? 'rc-2' : null,
+    ackReason: f.ack ? 'known bank fee' : null,
+    ackUntil: f.ack?.until ?? null,
+    ackAt: f.ack ? at('03-05T04:00') : null,
+    ackExpected: f.ack ? f.ack.expected : null,
+    ackActual: f.ack ? f.ack.actual : null,
+  });
+}
+
+describe('open_findings', () => {
+  it('lists the findings that hold, with the state of their acknowledgement', () => {
+    const mirror = temp.open();
+    const recon = mirror.db.prepare(
+      `INSERT INTO recon_runs (run_id, reconciled_at, merchants, coverage, current_count,
+         new_count, resolved_count, acknowledged_count) VALUES (?, ?, '[]', '[]', 0, 0, 0, 0)`,
+    );
+    recon.run('rc-1', at('03-04T03:00'));
+    recon.run('rc-2', at('03-05T03:00'));
+    const future = '2999-01-01T00:00:00.000Z';
+    insertFinding(mirror.db, { fingerprint: 'f-new' });
+    insertFinding(mirror.db, {
+      fingerprint: 'f-acked',
+      state: 'persisting',
+      check: 'UNJOURNALED_CARD',
+      severity: 'info',
+      expected: null,
+      actual: null,
+      ack: { until: future, expected: null, actual: null },
+    });
+    insertFinding(mirror.db, {
+      fingerprint: 'f-expired',
+      state: 'persisting',
+      severity: 'warning',
+      ack: { until: '2020-01-01T00:00:00.000Z', expected: '18.00', actual: '17.50' },
+    });
+    insertFinding(mirror.db, {
+      fingerprint: 'f-changed',
+      state: 'persisting',
+      lastSeenRunId: 'rc-1',
+      ack: { until: future, expected: '18.00', actual: '17.00' },
+    });
+    insertFinding(mirror.db, { fingerprint: 'f-resolved', state: 'resolved' });
+    expect(
+      table(
+        mirror.db,
+        `SELECT fingerprint, severity_rank, state, ack_state, in_main_report,
+                in_latest_reconciliation
+         FROM open_findings ORDER BY fingerprint`,
+      ),
+    ).toEqual([
+      ['f-acked', 3, 'persisting', 'acknowledged', 0, 1],
+      ['f-changed', 1, 'persisting', 'changed', 1, 0],
+      ['f-expired', 2, 'persisting', 'expired', 1, 1],
+      ['f-new', 1, 'new', 'none', 1, 1],
+    ]);
+  });
+
+  it('follows what the reconciliation records: acknowledged, then resolved', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    const checks = [cardBalanceMismatch, unjournaledCard];
+    const reconcile = (runId: string, time: string) =>
+      recordReconciliation(mirror.db, {
+        runId,
+        at: at(time),
+        results: runChecks(mirror.db, { checks }),
+      });
+    const open = () =>
+      table(
+        mirror.db,
+        `SELECT check_code, card_id, state, ack_state, expected, actual, delta
+         FROM open_findings ORDER BY check_code, card_id`,
+      );
+
+    const first = reconcile('rc-1', '03-05T03:00');
+    const unjournaled = first.current.find((f) => f.check === 'UNJOURNALED_CARD');
+    if (!unjournaled) throw new Error('the scenario has an unjournaled card');
+    ackFinding(mirror.db, unjournaled.fingerprint, {
+      reason: 'issued by the old platform',
+      until: '2999-01-01T00:00:00.000Z',
+      now: at('03-05T04:00'),
+    });
+    expect(open()).toEqual([
+      ['CARD_BALANCE_MISMATCH', 'card-b', 'new', 'none', '18.00', '17.50', '-0.50'],
+      ['UNJOURNALED_CARD', 'card-d', 'new', 'acknowledged', null, null, null],
+    ]);
+
+    writers.cards.write([card('card-b', 'off-1', 'ACTIVE', '18.00')], RUN1_CARDS);
+    reconcile('rc-2', '03-06T03:00');
+    expect(open()).toEqual([
+      ['UNJOURNALED_CARD', 'card-d', 'persisting', 'acknowledged', null, null, null],
+    ]);
+  });
+});
+
+describe('sync_freshness', () => {
+  it('shows per merchant when each part was last read and how its last run ended', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    writers.merchants.addBalance({ balance: '940.00', currency: 'USD' }, RUN1_CARDS);
+    const run = (runId: string, command: string, day: string, outcome: 'done' | 'incomplete') => {
+      writers.runs.start({ runId, command, startedAt: at(`${day}T01:59`), pid: 1, host: 'h' });
+      const finishedAt = at(`${day}T02:30`);
+      writers.runs.finish({
+        runId,
+        finishedAt,
+        outcome,
+        exitCode: outcome === 'done' ? 0 : 4,
+        summary: {},
+      });
+    };
+    run('run-1', 'run', '03-05', 'done');
+    run('run-2', 'sync', '03-06', 'incomplete');
+    const window = (runId: string, merchantId: string) =>
+      writers.runs.addWindow({
+        runId,
+        merchantId,
+        kind: 'history',
+        startAt: at('03-01T00:00'),
+        endAt: READ,
+        filter: null,
+        expected: 1,
+        fetched: 1,
+        upserted: 1,
+        attempts: 1,
+        durationMs: 5,
+        outcome: 'done',
+        finishedAt: at('03-05T02:20'),
+      });
+    window('run-1', 'm-1');
+    window('run-1', 'm-2');
+    window('run-2', 'm-2');
+    const range = (start: string, end: string) => ({
+      start: Date.parse(at(start)),
+      end: Date.parse(at(end)),
+    });
+    writers.progress.replace('m-1', [range('03-01T00:00', '03-05T02:00')]);
+    writers.progress.replace('m-2', [
+      range('03-01T00:00', '03-02T00:00'),
+      range('03-03T00:00', '03-04T00:00'),
+    ]);
+    mirror.db
+      .prepare(
+        `INSERT INTO quarantine (merchant_id, resource, record_id, reason, raw_json, raw_sha256,
+           first_seen_at, last_seen_at, last_run_id)
+         VALUES ('m-1', 'transactions', 'tx-bad', 'amount: not a decimal', '{}', 'abc', ?, ?, 'run-1')`,
+      )
+      .run(READ, READ);
+    expect(
+      table(
+        mirror.db,
+        `SELECT merchant_id, source, currency, cards, cards_read_at, transactions_synced_to,
+                synced_ranges, balance_read_at, quarantined
+         FROM sync_freshness ORDER BY merchant_id`,
+      ),
+    ).toEqual([
+      ['m-1', 'main', 'USD', 5, READ, READ, 1, READ, 1],
+      ['m-2', 'japan', 'JPY', 1, READ, at('03-04T00:00'), 2, null, 0],
+    ]);
+    expect(
+      table(
+        mirror.db,
+        `SELECT merchant_id, last_run_id, last_run_command, last_run_outcome, last_run_started_at,
+                last_run_finished_at, last_reconciled_at
+         FROM sync_freshness ORDER BY merchant_id`,
+      ),
+    ).toEqual([
+      ['m-1', 'run-1', 'run', 'done', at('03-05T01:59'), at('03-05T02:30'), null],
+      ['m-2', 'run-2', 'sync', 'incomplete', at('03-06T01:59'), at('03-06T02:30'), null],
+    ]);
+  });
+});
+
+describe('sql/examples.sql', () => {
+  it('runs every example, read-only, against a mirror with data', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    writers.merchants.addBalance({ balance: '940.00', currency: 'USD' }, RUN1_CARDS);
+    const text = readFileSync(join(SQL_DIR, 'examples.sql'), 'utf8');
+    const statements = statementsOf(text);
+    expect(statements).toHaveLength(text.match(/^-- \d+\. /gm)?.length ?? -1);
+
+    const reader = new Database(mirror.file, { readonly: true, fileMustExist: true });
+    temp.defer(() => reader.close());
+    for (const sql of statements) {
+      const statement = reader.prepare(sql);
+      expect({ sql, reader: statement.reader, readonly: statement.readonly }).toEqual({
+        sql,
+        reader: true,
+        readonly: true,
+      });
+      expect(() => statement.all()).not.toThrow();
+    }
+    const mismatches = reader.prepare(statements[4] ?? '').all();
+    expect(mismatches).toMatchObject([{ card_id: 'card-b', difference: '-0.50' }]);
+  });
+});

@@ -1,0 +1,236 @@
+import { describe, expect, it } from 'vitest';
+import { useTempMirrors } from '../mirror/mirror-fixtures.js';
+import { coverageOf, lines, runOn } from './support/run-one.js';
+import {
+  DAY,
+  HISTORY_AT,
+  HOUR,
+  MINUTE,
+  openLedger,
+  READ_AT,
+  shift,
+} from './support/test-ledger.js';
+
+const temp = useTempMirrors();
+const CODE = 'CARD_BALANCE_MISMATCH';
+
+const ledger = (currency = 'USD') => openLedger(temp, { currency });
+
+describe('CARD_BALANCE_MISMATCH', () => {
+  it('holds every kind of order and transaction to the ledger of reference-model section 4', () => {
+    const l = ledger();
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    const day = (n: number) => shift(HISTORY_AT, n * DAY);
+    card.money('DEPOSIT', '50.00', day(1), { fee: '0.50' });
+    card.money('WITHDRAW', '10.00', day(1));
+    card.money('DEPOSIT', '70.00', day(1), { outcome: 'DECLINED' });
+    card.money('DEPOSIT', '80.00', day(1), { outcome: 'none' });
+    const purchase = card.activity({ amount: '20.00', fee: '0.30', createdAt: day(2) });
+    card.activity({ type: 'REFUND', amount: '5.00', tradeNo: purchase.tradeNo, createdAt: day(3) });
+    card.activity({
+      type: 'REFUND',
+      status: 'PENDING',
+      amount: '1.00',
+      tradeNo: purchase.tradeNo,
+      createdAt: day(3),
+    });
+    card.activity({
+      type: 'REVERSAL',
+      amount: '2.00',
+      tradeNo: purchase.tradeNo,
+      createdAt: day(3),
+    });
+    card.activity({ type: 'VERIFICATION', amount: '0.00', fee: '0.05', createdAt: day(4) });
+    card.activity({ type: 'FEE', status: 'PENDING', amount: '1.25', createdAt: day(4) });
+    card.activity({ type: 'PURCHASE', status: 'PENDING', amount: '3.00', createdAt: day(5) });
+    card.activity({ type: 'PURCHASE', status: 'DECLINED', amount: '999.00', createdAt: day(5) });
+    // 100 - 2 + 50 - 0.50 - 10 - 20.30 + 5 + 2 - 0.05 - 1.25 - 3 = 119.90
+    expect(l.text(card.balance)).toBe('119.90');
+    card.write();
+    expect(lines(runOn(l, [CODE]))).toEqual([]);
+  });
+
+  it('reports a balance the ledger does not explain, with expected, actual and delta', () => {
+    const l = ledger();
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    card.write({ balance: '98.50' });
+    const [finding] = runOn(l, [CODE]).findings;
+    expect(finding).toMatchObject({
+      check: CODE,
+      severity: 'error',
+      cardId: card.cardId,
+      currency: 'USD',
+      expected: '98.00',
+      actual: '98.50',
+      delta: '0.50',
+    });
+  });
+
+  it('expects 0 of a CANCELLED card, whatever its history', () => {
+    const l = ledger();
+    const clean = l.issue(l.offering());
+    clean.switchTo('CANCEL', shift(HISTORY_AT, DAY));
+    clean.write();
+    const kept = l.issue(l.offering());
+    kept.switchTo('CANCEL', shift(HISTORY_AT, DAY));
+    kept.write({ balance: '3.00' });
+    expect(lines(runOn(l, [CODE]))).toEqual([`${CODE} cardId=${kept.cardId}`]);
+    expect(runOn(l, [CODE]).findings[0]).toMatchObject({ expected: '0.00', actual: '3.00' });
+  });
+
+  it('formats amounts in the exponent of a 0-decimal (JPY) and a 3-decimal (BHD) currency', () => {
+    const yen = ledger('JPY');
+    const a = yen.issue(yen.offering(), { amount: '10000' });
+    a.write({ balance: '9993' });
+    expect(runOn(yen, [CODE]).findings[0]).toMatchObject({
+      expected: '9998',
+      actual: '9993',
+      delta: '-5',
+    });
+    const dinar = ledger('BHD');
+    const b = dinar.issue(dinar.offering(), { amount: '100.000' });
+    b.write({ balance: '98.005' });
+    expect(runOn(dinar, [CODE]).findings[0]).toMatchObject({
+      expected: '98.000',
+      actual: '98.005',
+      delta: '0.005',
+    });
+  });
+
+  it('ignores differences within the configured tolerance', () => {
+    const l = ledger();
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    card.write({ balance: '98.02' });
+    expect(lines(runOn(l, [CODE], { settings: { tolerances: { [CODE]: 2 } } }))).toEqual([]);
+    expect(lines(runOn(l, [CODE], { settings: { tolerances: { [CODE]: 1 } } }))).toHaveLength(1);
+  });
+
+  describe('compares a balance with the records visible when it was read', () => {
+    it('leaves out a purchase created after the read (a purchase during the night)', () => {
+      const l = ledger();
+      const card = l.issue(l.offering());
+      card.write();
+      // Created a minute after the card was read, mirrored by the same run's tail window.
+      card.activity(
+        { amount: '7.00', createdAt: shift(READ_AT, MINUTE) },
+        shift(READ_AT, 2 * MINUTE),
+      );
+      const results = runOn(l, [CODE]);
+      expect(lines(results)).toEqual([]);
+      expect(coverageOf(results, CODE)).toMatchObject({
+        examined: { cards: 1, transactions: 1 },
+        skipped: [
+          {
+            unit: 'transactions',
+            reason: "created after its card's balance was read: counted by the next run",
+            count: 1,
+          },
+        ],
+      });
+    });
+
+    it('counts it once the card is read again', () => {
+      const l = ledger();
+      const card = l.issue(l.offering());
+      card.activity(
+        { amount: '7.00', createdAt: shift(READ_AT, MINUTE) },
+        shift(READ_AT, 2 * MINUTE),
+      );
+      card.write({}, shift(READ_AT, DAY));
+      expect(lines(runOn(l, [CODE]))).toEqual([]);
+    });
+
+    it('counts a record mirrored before the read even if its createdAt is later (clock skew)', () => {
+      const l = ledger();
+      const card = l.issue(l.offering());
+      card.activity({ amount: '7.00', createdAt: shift(READ_AT, 10_000) }, shift(READ_AT, -MINUTE));
+      card.write();
+      expect(lines(runOn(l, [CODE]))).toEqual([]);
+    });
+
+    it('leaves out a deposit whose outcome came after the read: its amount and its fee', () => {
+      const l = ledger();
+      const card = l.issue(l.offering(), { amount: '100.00' });
+      card.write();
+      card.money('DEPOSIT', '50.00', shift(READ_AT, MINUTE), { fee: '0.50' });
+      expect(lines(runOn(l, [CODE]))).toEqual([]);
+    });
+
+    it('skips a card read after the last fully synced transaction (a run stopped part-way)', () => {
+      const l = ledger();
+      const card = l.issue(l.offering());
+      card.write({ balance: '1.00' });
+      l.synced(HISTORY_AT, shift(READ_AT, -DAY), shift(READ_AT, -DAY + MINUTE));
+      const results = runOn(l, [CODE]);
+      expect(lines(results)).toEqual([]);
+      expect(coverageOf(results, CODE).skipped).toEqual([
+        {
+          unit: 'cards',
+          reason: 'balance read after the last fully synced transaction (incomplete sync)',
+          count: 1,
+        },
+      ]);
+    });
+
+    it('checks a card read within the synced range and its tail', () => {
+      const l = ledger();
+      const card = l.issue(l.offering());
+      card.write({ balance: '1.00' });
+      l.synced(HISTORY_AT, shift(READ_AT, -MINUTE), shift(READ_AT, MINUTE));
+      expect(lines(runOn(l, [CODE]))).toEqual([`${CODE} cardId=${card.cardId}`]);
+    });
+  });
+
+  describe('coverage', () => {
+    it('says why a card could not be checked', () => {
+      const l = ledger();
+      const offering = l.offering();
+      l.issue(offering, { journaled: false }).write({ balance: '5.00' });
+      l.issue(offering).write({ balance: '5.005' });
+      const precise = l.issue(offering);
+      precise.activity({ amount: '1.001', createdAt: shift(HISTORY_AT, DAY) });
+      precise.write({ balance: '5.00' });
+      const declined = l.issue(offering);
+      // A DECLINED record moves nothing, so its unusable amount does not stop the check.
+      declined.activity({ status: 'DECLINED', amount: '1.001', createdAt: shift(HISTORY_AT, DAY) });
+      declined.write();
+      const results = runOn(l, [CODE]);
+      expect(lines(results)).toEqual([]);
+      expect(coverageOf(results, CODE)).toMatchObject({
+        examined: { cards: 1 },
+        skipped: [
+          {
+            unit: 'cards',
+            reason:
+              "a transaction's amount or fee is too precise for its currency (PRECISION_VIOLATION)",
+            count: 1,
+          },
+          {
+            unit: 'cards',
+            reason: 'balance too precise for its currency (PRECISION_VIOLATION)',
+            count: 1,
+          },
+          {
+            unit: 'cards',
+            reason: 'no linked ISSUE order in the journal (UNJOURNALED_CARD)',
+            count: 1,
+          },
+        ],
+      });
+    });
+
+    it('does not check a card issued before the synced range', () => {
+      const l = ledger();
+      const card = l.issue(l.offering(), { at: shift(HISTORY_AT, -HOUR) });
+      card.write({ balance: '1.00' });
+      l.synced(HISTORY_AT, READ_AT, shift(READ_AT, MINUTE));
+      expect(coverageOf(runOn(l, [CODE]), CODE).skipped).toEqual([
+        {
+          unit: 'cards',
+          reason: "issued before the synced range: its orders' outcomes are not mirrored",
+          count: 1,
+        },
+      ]);
+    });
+  });
+});

@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import { fingerprintOf } from '../../src/recon/finding-identity.js';
+import { FindingsError } from '../../src/recon/findings-error.js';
+import { ackFinding, listFindings, recordReconciliation } from '../../src/recon/findings-store.js';
+import { useTempMirrors } from '../mirror/mirror-fixtures.js';
+import { runOn } from './support/run-one.js';
+import {
+  DAY,
+  openLedger,
+  READ_AT,
+  shift,
+  type TestCard,
+  type TestLedger,
+} from './support/test-ledger.js';
+
+const temp = useTempMirrors();
+
+/** A mirror with a card whose balance is off by `skew` and a card with no journaled ISSUE. */
+function world(): { l: TestLedger; skewed: TestCard; loose: TestCard } {
+  const l = openLedger(temp);
+  const offering = l.offering();
+  const skewed = l.issue(offering, { amount: '100.00' });
+  skewed.write({ balance: '99.00' });
+  const loose = l.issue(offering, { journaled: false });
+  loose.write();
+  return { l, skewed, loose };
+}
+
+let runs = 0;
+/** Reconcile the ledger's mirror as the next nightly run (at `at`, a day later by default). */
+function reconcile(l: TestLedger, at?: string, codes: Parameters<typeof runOn>[1] = []) {
+  runs += 1;
+  return recordReconciliation(l.db, {
+    runId: `recon-${runs}`,
+    at: at ?? shift(READ_AT, runs * DAY),
+    results: runOn(l, codes),
+  });
+}
+
+const byCheck = (findings: readonly { check: string; state: string }[]) =>
+  findings.map((f) => `${f.check}:${f.state}`).sort();
+
+describe('findings over time', () => {
+  it('fingerprints a finding by its code, merchant and identifying ids', () => {
+    const ids = {
+      cardId: 'card_1',
+      transactionId: null,
+      orderNo: null,
+      merchantOrderNo: null,
+      tradeNo: null,
+      snapshotAt: null,
+    };
+    const one = fingerprintOf('CARD_BALANCE_MISMATCH', 'mch_1', ids);
+    expect(one).toMatch(/^[0-9a-f]{16}$/);
+    expect(fingerprintOf('CARD_BALANCE_MISMATCH', 'mch_1', { ...ids, orderNo: 'x' })).toBe(one);
+    expect(fingerprintOf('CARD_BALANCE_MISMATCH', 'mch_2', ids)).not.toBe(one);
+    expect(fingerprintOf('NEGATIVE_BALANCE', 'mch_1', ids)).not.toBe(one);
+    expect(() => fingerprintOf('ORDER_NOT_REFLECTED', 'mch_1', ids)).toThrow(/orderNo/);
+  });
+
+  it('marks findings new, then persisting when the same data is reconciled again', () => {
+    const { l } = world();
+    const first = reconcile(l);
+    expect(byCheck(first.current)).toEqual(['CARD_BALANCE_MISMATCH:new', 'UNJOURNALED_CARD:new']);
+    const second = reconcile(l);
+    expect(byCheck(second.current)).toEqual([
+      'CARD_BALANCE_MISMATCH:persisting',
+      'UNJOURNALED_CARD:persisting',
+    ]);
+    expect(second.current.map((f) => f.fingerprint).sort()).toEqual(
+      first.current.map((f) => f.fingerprint).sort(),
+    );
+    expect(second.current.every((f) => f.firstSeenRunId === first.runId)).toBe(true);
+    expect(second.current.every((f) => f.lastSeenRunId === second.runId)).toBe(true);
+    expect(second.resolved).toEqual([]);
+  });
+
+  it('resolves a finding once the data is corrected, and opens it anew if it comes back', () => {
+    const { l, skewed } = world();
+    const first = reconcile(l);
+    skewed.write();
+    const fixed = reconcile(l);
+    expect(byCheck(fixed.current)).toEqual(['UNJOURNALED_CARD:persisting']);
+    expect(fixed.resolved.map((f) => [f.check, f.state, f.resolvedRunId, f.cardId])).toEqual([
+      ['CARD_BALANCE_MISMATCH', 'resolved', fixed.runId, skewed.cardId],
+    ]);
+    expect(reconcile(l).resolved).toEqual([]);
+    skewed.write({ balance: '97.00' });
+    const back = reconcile(l);
+    const balance = back.current.find((f) => f.check === 'CARD_BALANCE_MISMATCH');
+    expect(balance).toMatchObject({ state: 'new', firstSeenRunId: back.runId, resolvedAt: null });
+    expect(balance?.fingerprint).toBe(
+      first.current.find((f) => f.cardId === skewed.cardId)?.fingerprint,
+    );
+    const events = l.db
+      .prepare('SELECT event FROM finding_events WHERE fingerprint = ? ORDER BY rowid')
+      .pluck()
+      .all(balance?.fingerprint);
+    expect(events).toEqual(['opened', 'resolved', 'reopened']);
+  });
+
+  it('resolves nothing of a check or merchant that did not run', () => {
+    const { l, skewed } = world();
+    reconcile(l);
+    skewed.write();
+    const partial = reconcile(l, undefined, ['UNJOURNALED_CARD']);
+    expect(partial.resolved).toEqual([]);
+    expect(byCheck(listFindings(l.db))).toEqual([
+      'CARD_BALANCE_MISMATCH:new',
+      'UNJOURNALED_CARD:persisting',
+    ]);
+  });
+
+  it('records each reconciliation once', () => {
+    const { l } = world();
+    const results = runOn(l);
+    recordReconciliation(l.db, { runId: 'once', at: READ_AT, results });
+    let error: unknown;
+    try {
+      recordReconciliation(l.db, { runId: 'once', at: READ_AT, results });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(FindingsError);
+    expect((error as FindingsError).code).toBe('RUN_ALREADY_RECORDED');
+    const run = l.db.prepare('SELECT * FROM recon_runs').all();
+    expect(run).toEqual([
+      expect.objectContaining({
+        run_id: 'once',
+        current_count: 2,
+        new_count: 2,
+        resolved_count: 0,
+      }),
+    ]);
+  });
+});
+
+describe('acknowledging a finding', () => {
+  const ackOf = (l: TestLedger, check: string) =>
+    listFindings(l.db).find((f) => f.check === check)?.fingerprint as string;
+
+  it('takes it out of the main report while its amounts stay the same', () => {
+    const { l } = world();
+    const first = reconcile(l);
+    const fingerprint = ackOf(l, 'CARD_BALANCE_MISMATCH');
+    const acked = ackFinding(l.db, fingerprint, {
+      reason: 'card programme adjustment, ticket 42',
+      until: shift(first.at, 30 * DAY),
+      now: first.at,
+    });
+    expect(acked.acknowledgement).toMatchObject({
+      reason: 'card programme adjustment, ticket 42',
+      expected: '98.00',
+      actual: '99.00',
+    });
+    const next = reconcile(l);
+    expect(byCheck(next.current)).toEqual(['UNJOURNALED_CARD:persisting']);
+    expect(next.acknowledged.map((f) => [f.fingerprint, f.state])).toEqual([
+      [fingerprint, 'persisting'],
+    ]);
+  });
+
+  it('brings it back when its amounts change', () => {
+    const { l, skewed } = world();
+    const first = reconcile(l);
+    const fingerprint = ackOf(l, 'CARD_BALANCE_MISMATCH');
+    ackFinding(l.db, fingerprint, {
+      reason: 'known',
+      until: shift(first.at, 30 * DAY),
+      now: first.at,
+    });
+    skewed.write({ balance: '99.50' });
+    const next = reconcile(l);
+    expect(next.current.map((f) => f.fingerprint)).toContain(fingerprint);
+    expect(next.acknowledged).toEqual([]);
+    expect(next.current.find((f) => f.fingerprint === fingerprint)?.acknowledgement).toBeNull();
+  });
+
+  it('brings it back once the acknowledgement expires', () => {
+    const { l } = world();
+    const first = reconcile(l);
+    const fingerprint = ackOf(l, 'UNJOURNALED_CARD');
+    ackFinding(l.db, fingerprint, {
+      reason: 'legacy card',
+      until: shift(first.at, 1_000),
+      now: first.at,
+    });
+    const next = reconcile(l, shift(first.at, 1_000));
+    expect(next.current.map((f) => f.fingerprint)).toContain(fingerprint);
+    const events = l.db
+      .prepare('SELECT event FROM finding_events WHERE fingerprint = ? ORDER BY rowid')
+      .pluck()
+      .all(fingerprint);
+    expect(events).toEqual(['opened', 'acknowledged', 'ack_expired']);
+  });
+
+  it('refuses an unknown or resolved finding, an empty reason and a bad or past expiry', () => {
+    const { l, skewed } = world();
+    const first = reconcile(l);
+    const fingerprint = ackOf(l, 'CARD_BALANCE_MISMATCH');
+    const codeOf = (work: () => unknown) => {
+      try {
+        work();
+      } catch (error) {
+        return [(error as FindingsError).code, (error as FindingsError).field];
+      }
+      return undefined;
+    };
+    const until = shift(first.at, DAY);
+    expect(
+      codeOf(() => ackFinding(l.db, 'feedfacefeedface', { reason: 'x', until, now: first.at })),
+    ).toEqual(['FINDING_UNKNOWN', undefined]);
+    expect(
+      codeOf(() => ackFinding(l.db, fingerprint, { reason: '  ', until, now: first.at })),
+    ).toEqual(['ACK_INVALID', 'reason']);
+    expect(
+      codeOf(() => ackFinding(l.db, fingerprint, { reason: 'x', until: 'soon', now: first.at })),
+    ).toEqual(['ACK_INVALID', 'until']);
+    expect(
+      codeOf(() => ackFinding(l.db, fingerprint, { reason: 'x', until: first.at, now: first.at })),
+    ).toEqual(['ACK_INVALID', 'until']);
+    skewed.write();
+    reconcile(l);
+    expect(
+      codeOf(() =>
+        ackFinding(l.db, fingerprint, { reason: 'x', until: shift(until, DAY), now: until }),
+      ),
+    ).toEqual(['FINDING_RESOLVED', undefined]);
+  });
+});

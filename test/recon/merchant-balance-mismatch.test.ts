@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { useTempMirrors } from '../mirror/mirror-fixtures.js';
+import { coverageOf, lines, runOn } from './support/run-one.js';
+import {
+  DAY,
+  HISTORY_AT,
+  HOUR,
+  MINUTE,
+  openLedger,
+  shift,
+  type TestLedger,
+} from './support/test-ledger.js';
+
+const temp = useTempMirrors();
+const CODE = 'MERCHANT_BALANCE_MISMATCH';
+const S1 = shift(HISTORY_AT, DAY);
+const S2 = shift(S1, DAY);
+
+/** Between S1 and S2: a top-up, an issue, a failed deposit, a withdrawal and a cancellation. */
+function busyDay(l: TestLedger): void {
+  l.order({ kind: 'TOPUP', amount: '500.00', submittedAt: shift(S1, HOUR), orderNo: null });
+  const card = l.issue(l.offering(), { amount: '100.00', at: shift(S1, 2 * HOUR) });
+  card.money('DEPOSIT', '50.00', shift(S1, 3 * HOUR), { outcome: 'DECLINED' });
+  card.money('WITHDRAW', '10.00', shift(S1, 4 * HOUR));
+  card.activity({ amount: '8.00', createdAt: shift(S1, 4.5 * HOUR) });
+  card.switchTo('CANCEL', shift(S1, 5 * HOUR));
+  card.write();
+}
+
+describe('MERCHANT_BALANCE_MISMATCH', () => {
+  it("explains a day's change by the journal's flows (section 3)", () => {
+    const l = openLedger(temp);
+    busyDay(l);
+    l.snapshot('1000.00', S1);
+    // +500 - 100 - 50 + 50 + 10 + (100 - 2 - 10 - 8) returned by the cancellation
+    l.snapshot('1490.00', S2);
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).examined).toEqual({ intervals: 1, orders: 5 });
+  });
+
+  it('reports a change the journal does not explain, identified by the later snapshot', () => {
+    const l = openLedger(temp);
+    busyDay(l);
+    l.snapshot('1000.00', S1);
+    l.snapshot('1477.66', S2);
+    const [finding, ...rest] = runOn(l, [CODE]).findings;
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({
+      merchantId: l.merchantId,
+      snapshotAt: S2,
+      cardId: null,
+      currency: 'USD',
+      expected: '1490.00',
+      actual: '1477.66',
+      delta: '-12.34',
+    });
+  });
+
+  it('times a flow that follows an outcome by its FEE record', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00', at: shift(S1, -HOUR) });
+    // Submitted before S1, failed after it: -50 in the first interval, +50 in the second.
+    const failed = card.money('DEPOSIT', '50.00', shift(S1, -30 * MINUTE), { outcome: 'none' });
+    card.settle(failed.orderNo as string, shift(S1, HOUR), 'DECLINED', '0.00');
+    card.write();
+    l.snapshot('1000.00', shift(S1, -2 * HOUR));
+    l.snapshot('850.00', S1);
+    l.snapshot('900.00', S2);
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).examined.intervals).toBe(2);
+  });
+
+  it('skips an interval with an order within 2 minutes of a snapshot, or of unknown effect', () => {
+    const l = openLedger(temp);
+    l.snapshot('1000.00', S1);
+    l.order({ kind: 'TOPUP', amount: '1.00', submittedAt: shift(S1, 90_000), orderNo: null });
+    l.snapshot('2000.00', S2);
+    l.order({
+      kind: 'ISSUE',
+      amount: '10.00',
+      submittedAt: shift(S2, HOUR),
+      orderNo: null,
+      state: 'SUBMITTED',
+    });
+    l.snapshot('3000.00', shift(S2, DAY));
+    l.snapshot('3000.00', shift(S2, 2 * DAY));
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE)).toMatchObject({
+      examined: { intervals: 1 },
+      skipped: [
+        { unit: 'intervals', reason: 'a journal order within 120 s of a snapshot', count: 1 },
+        {
+          unit: 'intervals',
+          reason: 'an order between the snapshots with no orderNo or no amount',
+          count: 1,
+        },
+      ],
+    });
+  });
+
+  it('keeps reporting an unexplained interval until the journal explains it', () => {
+    const l = openLedger(temp);
+    l.snapshot('1000.00', S1);
+    l.snapshot('1250.00', S2);
+    l.snapshot('1250.00', shift(S2, DAY));
+    expect(lines(runOn(l, [CODE]))).toEqual([`${CODE} snapshotAt=${S2}`]);
+    l.order({ kind: 'TOPUP', amount: '250.00', submittedAt: shift(S1, HOUR), orderNo: null });
+    expect(lines(runOn(l, [CODE]))).toEqual([]);
+  });
+
+  it('needs two snapshots, and works in JPY', () => {
+    const l = openLedger(temp, { currency: 'JPY' });
+    l.snapshot('100000', S1);
+    expect(coverageOf(runOn(l, [CODE]), CODE).examined).toEqual({ intervals: 0, orders: 0 });
+    l.snapshot('98766', S2);
+    expect(runOn(l, [CODE]).findings.map((f) => [f.expected, f.actual, f.delta])).toEqual([
+      ['100000', '98766', '-1234'],
+    ]);
+  });
+});

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { useTempMirrors } from '../mirror/mirror-fixtures.js';
+import { coverageOf, lines, runOn } from './support/run-one.js';
+import {
+  DAY,
+  HISTORY_AT,
+  HOUR,
+  MINUTE,
+  openLedger,
+  READ_AT,
+  shift,
+} from './support/test-ledger.js';
+
+const temp = useTempMirrors();
+const CUTOFF = shift(READ_AT, -MINUTE);
+
+describe('ORDER_NOT_REFLECTED', () => {
+  const CODE = 'ORDER_NOT_REFLECTED';
+
+  it('reports a money order older than grace at the cutoff with no FEE record', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const lost = card.money('DEPOSIT', '10.00', shift(CUTOFF, -HOUR - 1), { outcome: 'none' });
+    card.money('DEPOSIT', '10.00', shift(CUTOFF, -HOUR), { outcome: 'none' });
+    card.money('WITHDRAW', '10.00', shift(CUTOFF, -HOUR + MINUTE), { outcome: 'none' });
+    card.money('DEPOSIT', '10.00', shift(CUTOFF, -2 * HOUR), { outcome: 'DECLINED' });
+    card.write();
+    const results = runOn(l, [CODE], { cutoff: CUTOFF });
+    expect(results.findings.map((f) => [f.orderNo, f.cardId])).toEqual([
+      [lost.orderNo, card.cardId],
+    ]);
+    expect(coverageOf(results, CODE)).toMatchObject({
+      examined: { orders: 3 },
+      skipped: [{ unit: 'orders', reason: 'within grace at the cutoff', count: 2 }],
+    });
+  });
+
+  it('takes grace from the settings', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    card.money('DEPOSIT', '10.00', shift(CUTOFF, -90 * MINUTE), { outcome: 'none' });
+    card.write();
+    expect(lines(runOn(l, [CODE], { cutoff: CUTOFF }))).toHaveLength(1);
+    expect(lines(runOn(l, [CODE], { cutoff: CUTOFF, settings: { graceMs: 2 * HOUR } }))).toEqual(
+      [],
+    );
+  });
+
+  it('reports an ISSUE and a CANCEL without their FEE record', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const issue = l.order({
+      kind: 'ISSUE',
+      offeringId: offering.id,
+      amount: '100.00',
+      submittedAt: shift(CUTOFF, -DAY),
+    });
+    const card = l.issue(offering);
+    const cancel = card.switchTo('CANCEL', shift(CUTOFF, -DAY), { reflected: false });
+    card.write();
+    expect(runOn(l, [CODE], { cutoff: CUTOFF }).findings.map((f) => [f.orderNo, f.cardId])).toEqual(
+      expect.arrayContaining([
+        [issue.orderNo, null],
+        [cancel.orderNo, card.cardId],
+      ]),
+    );
+  });
+
+  it("holds the card's latest FREEZE or UNFREEZE to its status, unless a CANCEL follows", () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const at = (hours: number) => shift(CUTOFF, -hours * HOUR);
+    // Frozen and unfrozen, as ordered.
+    const spell = l.issue(offering);
+    spell.switchTo('FREEZE', at(10));
+    spell.switchTo('UNFREEZE', at(8));
+    spell.write();
+    // The FREEZE never took: the card is still ACTIVE.
+    const stuck = l.issue(offering);
+    const freeze = stuck.switchTo('FREEZE', at(3), { reflected: false });
+    stuck.write();
+    // An UNFREEZE that never took, on a FROZEN card.
+    const cold = l.issue(offering);
+    cold.switchTo('FREEZE', at(10));
+    const unfreeze = cold.switchTo('UNFREEZE', at(5), { reflected: false });
+    cold.write();
+    // A lost FREEZE superseded by an UNFREEZE: only the latest counts.
+    const superseded = l.issue(offering);
+    superseded.switchTo('FREEZE', at(10), { reflected: false });
+    superseded.switchTo('UNFREEZE', at(9));
+    superseded.write();
+    // A lost FREEZE, then the card was cancelled.
+    const cancelled = l.issue(offering);
+    cancelled.switchTo('FREEZE', at(10), { reflected: false });
+    cancelled.switchTo('CANCEL', at(9));
+    cancelled.write();
+    // A FREEZE within grace.
+    const recent = l.issue(offering);
+    recent.switchTo('FREEZE', shift(CUTOFF, -30 * MINUTE), { reflected: false });
+    recent.write();
+    const results = runOn(l, [CODE], { cutoff: CUTOFF });
+    expect(results.findings.map((f) => [f.orderNo, f.cardId, f.expected, f.actual])).toEqual(
+      expect.arrayContaining([
+        [freeze.orderNo, stuck.cardId, 'FROZEN', 'ACTIVE'],
+        [unfreeze.orderNo, cold.cardId, 'ACTIVE', 'FROZEN'],
+      ]),
+    );
+    expect(results.findings).toHaveLength(2);
+  });
+
+  it('says which orders cannot be linked, and judges nothing without a cutoff', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    card.write();
+    const old = shift(HISTORY_AT, DAY);
+    l.order({
+      kind: 'DEPOSIT',
+      cardId: card.cardId,
+      amount: '1.00',
+      submittedAt: old,
+      orderNo: null,
+    });
+    l.order({
+      kind: 'DEPOSIT',
+      cardId: card.cardId,
+      amount: '1.00',
+      submittedAt: old,
+      orderNo: null,
+      state: 'SUBMITTED',
+    });
+    l.order({
+      kind: 'WITHDRAW',
+      cardId: card.cardId,
+      amount: '1.00',
+      submittedAt: old,
+      orderNo: null,
+      state: 'REJECTED',
+    });
+    l.order({ kind: 'TOPUP', amount: '1000.00', submittedAt: old, orderNo: null });
+    expect(coverageOf(runOn(l, [CODE], { cutoff: CUTOFF }), CODE)).toEqual({
+      check: CODE,
+      merchantId: l.merchantId,
+      examined: { orders: 1 },
+      skipped: [
+        { unit: 'orders', reason: 'no orderNo: cannot be linked', count: 1 },
+        { unit: 'orders', reason: 'rejected by the upstream: not an order', count: 1 },
+        { unit: 'orders', reason: 'submitted, acceptance not yet known (no orderNo)', count: 1 },
+      ],
+    });
+    expect(coverageOf(runOn(l, [CODE]), CODE).skipped).toContainEqual({
+      unit: 'orders',
+      reason: 'no synced range: cutoff unknown',
+      count: 1,
+    });
+  });
+
+  it('takes the cutoff from the synced range', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    card.money('DEPOSIT', '10.00', shift(CUTOFF, -2 * HOUR), { outcome: 'none' });
+    card.write();
+    l.synced(HISTORY_AT, shift(CUTOFF, -3 * HOUR));
+    expect(lines(runOn(l, [CODE]))).toEqual([]);
+    l.synced(shift(CUTOFF, -3 * HOUR), CUTOFF, shift(READ_AT, MINUTE));
+    expect(lines(runOn(l, [CODE]))).toHaveLength(1);
+  });
+});
+
+describe('LOAD_OUT_OF_BOUNDS', () => {
+  const CODE = 'LOAD_OUT_OF_BOUNDS';
+
+  it("reports an ISSUE amount outside the offering's bounds, not one on them", () => {
+    const l = openLedger(temp);
+    const offering = l.offering({ minLoadAmount: '10.00', maxLoadAmount: '500.00' });
+    l.issue(offering, { amount: '10.00' }).write();
+    l.issue(offering, { amount: '500.00' }).write();
+    const above = l.issue(offering, { amount: '500.01' });
+    above.write();
+    const below = l.issue(offering, { amount: '9.99' });
+    below.write();
+    const findings = runOn(l, [CODE]).findings;
+    expect(findings.map((f) => [f.orderNo, f.cardId, f.expected, f.actual, f.delta])).toEqual(
+      expect.arrayContaining([
+        [above.issueOrderNo, above.cardId, '500.00', '500.01', '0.01'],
+        [below.issueOrderNo, below.cardId, '10.00', '9.99', '-0.01'],
+      ]),
+    );
+    expect(findings).toHaveLength(2);
+  });
+
+  it('works in a 0-decimal currency', () => {
+    const l = openLedger(temp, { currency: 'JPY' });
+    const offering = l.offering({ minLoadAmount: '1000', maxLoadAmount: '50000' });
+    const above = l.issue(offering, { amount: '50001' });
+    above.write();
+    expect(runOn(l, [CODE]).findings.map((f) => [f.expected, f.actual])).toEqual([
+      ['50000', '50001'],
+    ]);
+  });
+});
+
+describe('UNJOURNALED_CARD', () => {
+  const CODE = 'UNJOURNALED_CARD';
+
+  it('reports, as info, a card with no linked ISSUE order in the journal', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    l.issue(offering).write();
+    const loose = l.issue(offering, { journaled: false });
+    loose.write();
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => [f.cardId, f.severity])).toEqual([[loose.cardId, 'info']]);
+    expect(coverageOf(results, CODE).examined).toEqual({ cards: 2 });
+  });
+});

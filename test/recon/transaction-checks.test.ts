@@ -1,0 +1,303 @@
+import { describe, expect, it } from 'vitest';
+import { useTempMirrors } from '../mirror/mirror-fixtures.js';
+import { coverageOf, lines, runOn } from './support/run-one.js';
+import {
+  DAY,
+  HISTORY_AT,
+  HOUR,
+  MINUTE,
+  openLedger,
+  READ_AT,
+  shift,
+} from './support/test-ledger.js';
+
+const temp = useTempMirrors();
+const DAY2 = shift(HISTORY_AT, 2 * DAY);
+
+describe('DUPLICATE_TRANSACTION', () => {
+  const CODE = 'DUPLICATE_TRANSACTION';
+
+  it('reports every member of a group but the first (earliest, then smallest id)', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const first = card.activity({ amount: '7.00', createdAt: DAY2, transactionId: 'txn_b' });
+    const tie = card.activity({
+      amount: '7.00',
+      createdAt: DAY2,
+      tradeNo: first.tradeNo,
+      transactionId: 'txn_a',
+    });
+    const later = card.activity({
+      amount: '7.00',
+      createdAt: shift(DAY2, 1_000),
+      tradeNo: first.tradeNo,
+    });
+    // Not duplicates: declined, another amount, another type, another trade.
+    card.activity({ status: 'DECLINED', amount: '7.00', createdAt: DAY2, tradeNo: first.tradeNo });
+    card.activity({ amount: '7.01', createdAt: DAY2, tradeNo: first.tradeNo });
+    card.activity({ type: 'REFUND', amount: '7.00', createdAt: DAY2, tradeNo: first.tradeNo });
+    card.activity({ amount: '7.00', createdAt: DAY2 });
+    card.write();
+    const findings = runOn(l, [CODE]).findings;
+    expect(findings.map((f) => [f.transactionId, f.tradeNo, f.cardId])).toEqual(
+      expect.arrayContaining([
+        [first.transactionId, first.tradeNo, card.cardId],
+        [later.transactionId, first.tradeNo, card.cardId],
+      ]),
+    );
+    expect(findings).toHaveLength(2);
+    for (const f of findings) expect(f.detail).toContain(`repeats ${tie.transactionId}`);
+  });
+
+  it('leaves out amounts too precise to compare, and says so', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering());
+    const a = card.activity({ amount: '1.005', createdAt: DAY2 });
+    card.activity({ amount: '1.005', createdAt: DAY2, tradeNo: a.tradeNo });
+    card.write();
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      {
+        unit: 'transactions',
+        reason: 'amount too precise for its currency (PRECISION_VIOLATION)',
+        count: 2,
+      },
+    ]);
+  });
+});
+
+describe('OVER_REFUND', () => {
+  const CODE = 'OVER_REFUND';
+
+  it('sums refunds and reversals split over several rows against the purchases', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const exact = card.activity({ amount: '30.00', createdAt: DAY2 });
+    for (const amount of ['10.00', '15.00'])
+      card.activity({
+        type: 'REFUND',
+        amount,
+        tradeNo: exact.tradeNo,
+        createdAt: shift(DAY2, HOUR),
+      });
+    card.activity({
+      type: 'REVERSAL',
+      amount: '5.00',
+      tradeNo: exact.tradeNo,
+      createdAt: shift(DAY2, HOUR),
+    });
+    const over = card.activity({ amount: '30.00', createdAt: DAY2 });
+    for (const amount of ['10.00', '15.00', '5.01'])
+      card.activity({
+        type: 'REFUND',
+        amount,
+        tradeNo: over.tradeNo,
+        createdAt: shift(DAY2, HOUR),
+      });
+    // A declined refund returns nothing; a declined purchase bought nothing.
+    const declined = card.activity({ amount: '20.00', createdAt: DAY2 });
+    card.activity({
+      status: 'DECLINED',
+      amount: '20.00',
+      tradeNo: declined.tradeNo,
+      createdAt: DAY2,
+    });
+    card.activity({
+      type: 'REFUND',
+      status: 'DECLINED',
+      amount: '20.00',
+      tradeNo: declined.tradeNo,
+      createdAt: shift(DAY2, HOUR),
+    });
+    card.activity({ type: 'REFUND', amount: '20.00', tradeNo: declined.tradeNo, createdAt: DAY2 });
+    const ghost = card.activity({ type: 'REFUND', amount: '1.00', createdAt: DAY2 });
+    card.write();
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => [f.tradeNo, f.expected, f.actual, f.delta])).toEqual(
+      expect.arrayContaining([
+        [over.tradeNo, '30.00', '30.01', '0.01'],
+        [ghost.tradeNo, '0.00', '1.00', '1.00'],
+      ]),
+    );
+    expect(results.findings).toHaveLength(2);
+    expect(coverageOf(results, CODE).examined).toEqual({ transactions: 8 });
+  });
+
+  it('works in a 3-decimal currency', () => {
+    const l = openLedger(temp, { currency: 'BHD' });
+    const card = l.issue(l.offering(), { amount: '500.000' });
+    const p = card.activity({ amount: '1.000', createdAt: DAY2 });
+    card.activity({ type: 'REFUND', amount: '1.001', tradeNo: p.tradeNo, createdAt: DAY2 });
+    card.write();
+    expect(runOn(l, [CODE]).findings.map((f) => f.delta)).toEqual(['0.001']);
+  });
+});
+
+describe('ACTIVITY_ON_INACTIVE_CARD', () => {
+  const CODE = 'ACTIVITY_ON_INACTIVE_CARD';
+
+  it('reports purchases and verifications more than grace after a FREEZE (before an UNFREEZE) or a CANCEL', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const card = l.issue(offering, { amount: '500.00' });
+    const frozenAt = shift(HISTORY_AT, DAY);
+    const freeze = card.switchTo('FREEZE', frozenAt);
+    card.activity({ amount: '1.00', createdAt: shift(frozenAt, HOUR) }); // within grace
+    const during = card.activity({ amount: '1.00', createdAt: shift(frozenAt, HOUR + 1) });
+    const check = card.activity({
+      type: 'VERIFICATION',
+      amount: '0.00',
+      createdAt: shift(frozenAt, 2 * HOUR),
+    });
+    card.activity({ status: 'DECLINED', amount: '1.00', createdAt: shift(frozenAt, 2 * HOUR) });
+    card.activity({ type: 'REFUND', amount: '1.00', createdAt: shift(frozenAt, 2 * HOUR) });
+    card.switchTo('UNFREEZE', shift(frozenAt, 3 * HOUR));
+    card.activity({ amount: '1.00', createdAt: shift(frozenAt, 5 * HOUR) }); // active again
+    const cancelledAt = shift(frozenAt, DAY);
+    card.switchTo('CANCEL', cancelledAt);
+    const afterCancel = card.activity({ amount: '1.00', createdAt: shift(cancelledAt, 2 * HOUR) });
+    card.write();
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => [f.transactionId, f.orderNo])).toEqual(
+      expect.arrayContaining([
+        [during.transactionId, freeze.orderNo],
+        [check.transactionId, freeze.orderNo],
+        [afterCancel.transactionId, expect.any(String)],
+      ]),
+    );
+    expect(results.findings).toHaveLength(3);
+    expect(coverageOf(results, CODE).examined).toEqual({ transactions: 5 });
+  });
+});
+
+describe('STALE_PENDING', () => {
+  const CODE = 'STALE_PENDING';
+  const CUTOFF = READ_AT;
+
+  it('reports a PENDING transaction created more than staleAfter before the cutoff', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00', at: shift(CUTOFF, -30 * DAY) });
+    const stale = card.activity({
+      status: 'PENDING',
+      amount: '1.00',
+      createdAt: shift(CUTOFF, -7 * DAY - 1),
+    });
+    card.activity({ status: 'PENDING', amount: '1.00', createdAt: shift(CUTOFF, -7 * DAY) });
+    card.activity({ status: 'COMPLETED', amount: '1.00', createdAt: shift(CUTOFF, -20 * DAY) });
+    card.write();
+    expect(
+      runOn(l, [CODE], { cutoff: CUTOFF }).findings.map((f) => [f.transactionId, f.severity]),
+    ).toEqual([[stale.transactionId, 'warning']]);
+    expect(
+      lines(runOn(l, [CODE], { cutoff: CUTOFF, settings: { staleAfterMs: 8 * DAY } })),
+    ).toEqual([]);
+    expect(coverageOf(runOn(l, [CODE]), CODE).skipped).toEqual([
+      { unit: 'transactions', reason: 'no synced range: cutoff unknown', count: 2 },
+    ]);
+  });
+});
+
+describe('ORPHAN_TRANSACTION', () => {
+  const CODE = 'ORPHAN_TRANSACTION';
+
+  it('reports a transaction on a card /cards/info does not know, and waits for one not asked', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering());
+    card.write();
+    const orphan = l.transaction({ cardId: 'card_ghost', amount: '4.50', createdAt: DAY2 });
+    l.transaction({ cardId: 'card_unasked', amount: '4.50', createdAt: DAY2 });
+    l.writers.merchants.recordMissingCard('card_ghost', 'not_found', {
+      merchantId: l.merchantId,
+      runId: l.runId,
+      observedAt: READ_AT,
+    });
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => [f.transactionId, f.cardId])).toEqual([
+      [orphan.transactionId, 'card_ghost'],
+    ]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      {
+        unit: 'transactions',
+        reason: 'card not listed and not yet asked for (/cards/info)',
+        count: 1,
+      },
+    ]);
+  });
+});
+
+describe('CURRENCY_MISMATCH', () => {
+  const CODE = 'CURRENCY_MISMATCH';
+
+  it('reports a transaction in another currency than its card, and a card unlike its offering', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const euro = card.activity({ amount: '5.00', currency: 'EUR', createdAt: DAY2 });
+    card.write();
+    const odd = l.issue(l.offering({ currency: 'EUR', minLoadAmount: '10.00' }));
+    odd.write();
+    expect(
+      runOn(l, [CODE]).findings.map((f) => [f.transactionId, f.cardId, f.expected, f.actual]),
+    ).toEqual(
+      expect.arrayContaining([
+        [euro.transactionId, card.cardId, 'USD', 'EUR'],
+        [null, odd.cardId, 'EUR', 'USD'],
+      ]),
+    );
+  });
+});
+
+describe('NEGATIVE_BALANCE', () => {
+  it('reports a card balance below zero', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '10.00' });
+    card.activity({ amount: '9.00', createdAt: DAY2 });
+    card.write();
+    expect(card.balance).toBeLessThan(0n);
+    expect(runOn(l, ['NEGATIVE_BALANCE']).findings.map((f) => [f.cardId, f.actual])).toEqual([
+      [card.cardId, '-1.00'],
+    ]);
+  });
+});
+
+describe('PRECISION_VIOLATION', () => {
+  const CODE = 'PRECISION_VIOLATION';
+
+  it('reports amounts, fees and balances too precise for their currency, which other checks leave out', () => {
+    const l = openLedger(temp, { currency: 'JPY' });
+    const card = l.issue(l.offering(), { amount: '1000' });
+    const amount = card.activity({ amount: '100.5', createdAt: DAY2 });
+    const fee = card.activity({ amount: '100', fee: '0.1', createdAt: DAY2 });
+    card.activity({ amount: '100', createdAt: DAY2, transactionId: 'txn_fine' });
+    card.write();
+    const loose = l.issue(l.offering());
+    loose.write({ balance: '10.5' });
+    const results = runOn(l);
+    expect(
+      results.findings
+        .filter((f) => f.check === CODE)
+        .map((f) => [f.transactionId, f.cardId, f.actual]),
+    ).toEqual(
+      expect.arrayContaining([
+        [amount.transactionId, card.cardId, '100.5'],
+        [fee.transactionId, card.cardId, '0.1'],
+        [null, loose.cardId, '10.5'],
+      ]),
+    );
+    expect(lines(results).filter((line) => !line.startsWith(CODE))).toEqual([]);
+    expect(coverageOf(results, CODE).examined).toEqual({ transactions: 5, cards: 2 });
+    expect(coverageOf(results, 'CARD_BALANCE_MISMATCH').skipped.map((s) => s.count)).toEqual([
+      1, 1,
+    ]);
+  });
+
+  it('flags a currency whose exponent is unknown', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering());
+    card.activity({ amount: '5.00', currency: 'XXX', createdAt: DAY2 }, shift(DAY2, MINUTE));
+    card.write();
+    expect(runOn(l, [CODE]).findings.map((f) => f.detail)).toEqual([
+      'amount 5.00 is in XXX, a currency whose exponent is unknown; fee 0.00 is in XXX, a currency whose exponent is unknown',
+    ]);
+  });
+});
