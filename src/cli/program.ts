@@ -7,7 +7,10 @@ import { registerFindingsCommand } from './commands/findings-command.js';
 import { registerOfferingsCommand } from './commands/offerings-command.js';
 import { registerOpenApiCommand } from './commands/openapi-command.js';
 import { registerOrdersCommand } from './commands/orders-command.js';
+import { registerReconcileCommand } from './commands/reconcile-command.js';
+import { registerRunCommand } from './commands/run-command.js';
 import { registerSandboxCommand } from './commands/sandbox-command.js';
+import { registerScheduleCommand } from './commands/schedule-command.js';
 import { registerSyncCommand } from './commands/sync-command.js';
 import { EXIT, ExitError } from './exit-codes.js';
 
@@ -21,7 +24,10 @@ export function buildProgram(io: CliIo): Command {
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .exitOverride();
+  registerRunCommand(program, io);
   registerSyncCommand(program, io);
+  registerReconcileCommand(program, io);
+  registerScheduleCommand(program, io);
   registerSandboxCommand(program, io);
   registerOpenApiCommand(program, io);
   registerFindingsCommand(program, io);

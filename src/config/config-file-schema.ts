@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { RECON_BOUNDS } from './recon-config.js';
 import { type IntegerBounds, SYNC_BOUNDS } from './sync-settings.js';
 
 // Every schema carries a `description` phrased as what is expected: a violation is reported as
@@ -53,6 +54,29 @@ export const SyncSectionSchema = Type.Object(
   { ...strict, description: 'an object of sync settings' },
 );
 
+/** The `recon` section of a config file; check codes are checked by the reconciliation's own rules. */
+export const ReconSectionSchema = Type.Object(
+  {
+    graceMinutes: Type.Optional(wholeNumber(RECON_BOUNDS.graceMinutes)),
+    staleAfterHours: Type.Optional(wholeNumber(RECON_BOUNDS.staleAfterHours)),
+    quietSeconds: Type.Optional(wholeNumber(RECON_BOUNDS.quietSeconds)),
+    tolerances: Type.Optional(
+      Type.Record(Type.String(), wholeNumber(RECON_BOUNDS.tolerance), {
+        description: 'an object of check codes to tolerances in minor units',
+      }),
+    ),
+    depositFeeRounding: Type.Optional(
+      Type.String({ description: 'one of half-up, half-even, down, up' }),
+    ),
+    checks: Type.Optional(
+      Type.Record(Type.String(), Type.Boolean({ description: 'true or false' }), {
+        description: 'an object of check codes to true (run) or false (skip)',
+      }),
+    ),
+  },
+  { ...strict, description: 'an object of reconciliation settings' },
+);
+
 /**
  * The config file (`--config FILE`). It is JSON rather than YAML or TOML: Node parses it with no
  * extra dependency, and the file needs no comments (every key is documented here). Unknown keys
@@ -65,7 +89,9 @@ export const SyncSectionSchema = Type.Object(
  *     { "name": "eu-main", "baseUrl": "https://eu.example.com", "apiKeyFile": "eu.key" },
  *     { "name": "us", "baseUrl": "https://us.example.com", "apiKeyEnv": "CARDSYNC_US_KEY" }
  *   ],
- *   "sync": { "concurrency": 8, "lookbackHours": 72 }
+ *   "sync": { "concurrency": 8, "lookbackHours": 72 },
+ *   "recon": { "graceMinutes": 60, "checks": { "UNJOURNALED_CARD": false } },
+ *   "metricsFile": "/var/lib/node_exporter/textfile/cardsync.prom"
  * }
  */
 export const ConfigFileSchema = Type.Object(
@@ -76,6 +102,8 @@ export const ConfigFileSchema = Type.Object(
       Type.Array(MerchantEntry, { minItems: 1, description: 'a non-empty list of merchants' }),
     ),
     sync: Type.Optional(SyncSectionSchema),
+    recon: Type.Optional(ReconSectionSchema),
+    metricsFile: Type.Optional(path('the Prometheus textfile written after each run')),
   },
   { ...strict, description: 'a JSON object' },
 );

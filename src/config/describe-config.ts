@@ -12,6 +12,8 @@ export function describeConfig(config: JobConfig) {
     db: config.db,
     reportsDir: config.reportsDir,
     sync: { ...config.sync },
+    recon: config.recon,
+    ...(config.metricsFile === undefined ? {} : { metricsFile: config.metricsFile }),
     merchants: config.merchants.map((m) => ({
       name: m.name,
       baseUrl: m.baseUrl,

@@ -1,3 +1,5 @@
+import type { ReconSettings } from '../recon/recon-settings.js';
+
 /**
  * One upstream merchant to sync: where it is, and the key it is read with.
  *
@@ -45,6 +47,10 @@ export interface JobConfig {
   /** Every merchant to sync; empty when the command does not talk to the upstream. */
   readonly merchants: readonly MerchantSource[];
   readonly sync: SyncSettings;
+  /** The reconciliation's settings (grace, staleAfter, tolerances, rounding, checks on/off). */
+  readonly recon: ReconSettings;
+  /** Absolute path of the Prometheus textfile written after each run; none when absent. */
+  readonly metricsFile?: string;
 }
 
 /** Command-line flags as text, exactly as given; a key is never one of them. */
@@ -59,6 +65,15 @@ export interface ConfigFlags {
   readonly lookbackHours?: string;
   readonly concurrency?: string;
   readonly safetyLagSeconds?: string;
+  readonly metricsFile?: string;
+  readonly graceMinutes?: string;
+  readonly staleAfterHours?: string;
+  readonly quietSeconds?: string;
+  /** `--tolerance CODE=N`, each as given. */
+  readonly tolerance?: readonly string[];
+  /** `--check CODE=on|off`, each as given. */
+  readonly check?: readonly string[];
+  readonly depositFeeRounding?: string;
 }
 
 /** Everything the configuration is read from; the CLI passes `process.env` and `process.cwd()`. */

@@ -4,6 +4,7 @@ import { deepFreeze } from './deep-freeze.js';
 import type { ConfigInputs, JobConfig } from './job-config.js';
 import { resolveMerchants } from './merchant-sources.js';
 import { type LoadedConfigFile, readConfigFile } from './read-config-file.js';
+import { resolveReconSettings } from './recon-config.js';
 import { resolveSyncSettings } from './sync-settings.js';
 
 /** Where the mirror and the reports go when nothing says otherwise (relative to `cwd`). */
@@ -30,6 +31,21 @@ function pathSetting(
   if (fromEnv !== undefined && fromEnv !== '') return resolve(inputs.cwd, fromEnv);
   if (fromFile !== undefined && file) return resolve(file.dir, fromFile);
   return resolve(inputs.cwd, fallback);
+}
+
+/** Like {@link pathSetting}, for a setting that is off unless given somewhere. */
+function optionalPathSetting(
+  inputs: ConfigInputs,
+  flag: { name: string; value: string | undefined },
+  variable: string,
+  fromFile: string | undefined,
+  file: LoadedConfigFile | undefined,
+): string | undefined {
+  const given =
+    flag.value !== undefined ||
+    (inputs.env[variable] ?? '') !== '' ||
+    (fromFile !== undefined && file !== undefined);
+  return given ? pathSetting(inputs, flag, variable, fromFile, file, '') : undefined;
 }
 
 /**
@@ -71,7 +87,22 @@ export async function loadJobConfig(inputs: ConfigInputs): Promise<JobConfig> {
     file,
     DEFAULT_REPORTS_DIR,
   );
+  const metricsFile = optionalPathSetting(
+    inputs,
+    { name: '--metrics-file', value: flags.metricsFile },
+    'CARDSYNC_METRICS_FILE',
+    content?.metricsFile,
+    file,
+  );
   const sync = resolveSyncSettings(flags, content?.sync);
+  const recon = resolveReconSettings(flags, inputs.env, content?.recon);
   const merchants = inputs.requireUpstream ? await resolveMerchants(inputs, file) : [];
-  return deepFreeze({ db, reportsDir, merchants, sync });
+  return deepFreeze({
+    db,
+    reportsDir,
+    merchants,
+    sync,
+    recon,
+    ...(metricsFile === undefined ? {} : { metricsFile }),
+  });
 }

@@ -234,7 +234,7 @@ describe('configuration from a config file (--config)', () => {
       await expectConfigError(
         load({ merchants: [merchant], dbPath: 'x' }),
         'dbPath',
-        /unknown key; expected one of db, reportsDir, merchants, sync \(in .*cardsync\.json\)/,
+        /unknown key; expected one of db, reportsDir, merchants, sync, recon, metricsFile \(in .*cardsync\.json\)/,
       );
     });
 

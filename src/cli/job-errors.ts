@@ -1,0 +1,22 @@
+import { MirrorError } from '../mirror/mirror-error.js';
+import { ReportError } from '../reports/report-error.js';
+import { EXIT, ExitError } from './exit-codes.js';
+
+/**
+ * The exit a `reconcile` or `run` ends with for `error`: another holder of the mirror lock → 5,
+ * a report that cannot be written → 1 with its own message (the findings store is left as it
+ * was); an ExitError as it is. Anything else is returned unchanged (an internal error).
+ */
+export function jobExit(error: unknown): unknown {
+  if (error instanceof ExitError) return error;
+  if (error instanceof MirrorError && error.code === 'MIRROR_LOCKED')
+    return new ExitError(EXIT.LOCKED, error.message, { cause: error });
+  if (error instanceof ReportError)
+    return new ExitError(EXIT.INTERNAL, `reports: ${error.message}`, { cause: error });
+  return error;
+}
+
+/** The exit code of an error {@link jobExit} has mapped. */
+export function exitCodeOf(error: unknown) {
+  return error instanceof ExitError ? error.exitCode : EXIT.INTERNAL;
+}

@@ -1,0 +1,83 @@
+import type { Logger } from 'pino';
+import type { JobConfig } from '../config/index.js';
+import { type NightlyRunResult, runNightly } from '../runner/nightly-run.js';
+import type { CliIo } from './cli-io.js';
+import { SYNC_EXIT_CODES } from './commands/sync-command.js';
+import type { ExitCode } from './exit-codes.js';
+import { exitCodeOf, jobExit } from './job-errors.js';
+import { type FailOn, nightlyExitCode } from './job-exit.js';
+import { buildSources, openMirrorOrExit, syncSettings } from './job-setup.js';
+import { recordMetrics } from './metrics-output.js';
+import { TerminalProgress } from './terminal-progress.js';
+
+/** How one nightly job ended: its result when it ran, else the error that stopped it. */
+export interface NightlyJobOutcome {
+  readonly result: NightlyRunResult | null;
+  readonly exitCode: ExitCode;
+  /** The mapped error (an ExitError, or an internal error) when the run could not finish. */
+  readonly error: unknown;
+}
+
+/**
+ * One nightly run (sync, then reconcile) from a loaded configuration, with its metrics file
+ * written after; shared by `cardsync run` and each tick of `cardsync schedule`. Never throws.
+ */
+export async function nightlyJob(
+  io: CliIo,
+  config: JobConfig,
+  options: { failOn: FailOn | undefined; progress: boolean; logger: Logger },
+): Promise<NightlyJobOutcome> {
+  const { logger } = options;
+  const started = Date.now();
+  let outcome: NightlyJobOutcome;
+  try {
+    const result = await runOnce(io, config, options);
+    // runNightly computed it with nightlyExitCode (see runOnce), so it is one of EXIT.
+    outcome = { result, exitCode: result.exitCode as ExitCode, error: null };
+  } catch (error) {
+    const mapped = jobExit(error);
+    outcome = { result: null, exitCode: exitCodeOf(mapped), error: mapped };
+  }
+  const { result } = outcome;
+  recordMetrics(config.metricsFile, logger, {
+    command: 'run',
+    startedAt: started,
+    finishedAt: Date.now(),
+    exitCode: outcome.exitCode,
+    sync: result?.sync ?? null,
+    reconcile: result?.reconcile ?? null,
+  });
+  return outcome;
+}
+
+async function runOnce(
+  io: CliIo,
+  config: JobConfig,
+  options: { failOn: FailOn | undefined; progress: boolean; logger: Logger },
+): Promise<NightlyRunResult> {
+  const { sources, close } = buildSources(config, options.logger);
+  const progress = options.progress ? new TerminalProgress((text) => io.stderr(text)) : undefined;
+  try {
+    const mirror = openMirrorOrExit(config.db);
+    try {
+      return await runNightly({
+        db: mirror.db,
+        sources,
+        syncSettings: syncSettings(config),
+        reconSettings: config.recon,
+        reportsDir: config.reportsDir,
+        logger: options.logger,
+        signal: io.signal,
+        ...(progress ? { progress } : {}),
+        syncExitCodes: SYNC_EXIT_CODES,
+        exitCodeOf: ({ sync, reconcile }) =>
+          nightlyExitCode(sync.outcome, reconcile?.reconciliation ?? null, options.failOn),
+      });
+    } finally {
+      progress?.finish();
+      await mirror.close();
+    }
+  } finally {
+    await close();
+  }
+}

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { JobConfig } from '../config/index.js';
+import type { ReconcileResult } from '../runner/reconcile-mirror.js';
+import { runReconcile } from '../runner/run-reconcile.js';
+import type { ExitCode } from './exit-codes.js';
+import { exitCodeOf, jobExit } from './job-errors.js';
+import { type FailOn, reconcileExitCode } from './job-exit.js';
+import { openMirrorOrExit } from './job-setup.js';
+import { recordMetrics } from './metrics-output.js';
+
+/** How one reconciliation ended: its result when it ran, else the error that stopped it. */
+export interface ReconcileJobOutcome {
+  readonly result: ReconcileResult | null;
+  readonly exitCode: ExitCode;
+  readonly error: unknown;
+}
+
+/**
+ * `cardsync reconcile` from a loaded configuration, on an existing mirror, with its metrics
+ * file. Never throws.
+ */
+export async function reconcileJob(
+  config: JobConfig,
+  options: { failOn: FailOn | undefined; logger: Logger },
+): Promise<ReconcileJobOutcome> {
+  const started = Date.now();
+  let outcome: ReconcileJobOutcome;
+  try {
+    const mirror = openMirrorOrExit(config.db);
+    try {
+      const result = await runReconcile({
+        db: mirror.db,
+        settings: config.recon,
+        reportsDir: config.reportsDir,
+        logger: options.logger,
+      });
+      outcome = {
+        result,
+        exitCode: reconcileExitCode(result.reconciliation, options.failOn),
+        error: null,
+      };
+    } finally {
+      await mirror.close();
+    }
+  } catch (error) {
+    const mapped = jobExit(error);
+    outcome = { result: null, exitCode: exitCodeOf(mapped), error: mapped };
+  }
+  recordMetrics(config.metricsFile, options.logger, {
+    command: 'reconcile',
+    startedAt: started,
+    finishedAt: Date.now(),
+    exitCode: outcome.exitCode,
+    reconcile: outcome.result,
+  });
+  return outcome;
+}

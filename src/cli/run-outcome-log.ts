@@ -1,0 +1,32 @@
+import type { Logger } from 'pino';
+import { EXIT } from './exit-codes.js';
+import { EXIT_OUTCOMES, isSuccess } from './job-exit.js';
+import type { NightlyJobOutcome } from './nightly-job.js';
+
+/** Log how one scheduled run ended, as one pino line (`run finished`). */
+export function logRunOutcome(logger: Logger, outcome: NightlyJobOutcome): void {
+  const { result, exitCode } = outcome;
+  const current = result?.reconcile?.reconciliation.current ?? [];
+  const fields = {
+    runId: result?.runId ?? null,
+    exitCode,
+    outcome: EXIT_OUTCOMES[exitCode],
+    durationMs: result?.durationMs ?? null,
+    sync: result?.sync.outcome ?? null,
+    findings: result?.reconcile
+      ? {
+          current: current.length,
+          new: current.filter((f) => f.state === 'new').length,
+          acknowledged: result.reconcile.reconciliation.acknowledged.length,
+          resolved: result.reconcile.reconciliation.resolved.length,
+        }
+      : null,
+    dataComplete: result?.reconcile?.data.complete ?? null,
+    reportDir: result?.reconcile?.reportDir ?? null,
+    reconcileSkipped: result?.reconcileSkipped ?? null,
+    ...(outcome.error ? { err: outcome.error } : {}),
+  };
+  if (isSuccess(exitCode)) logger.info(fields, 'run finished');
+  else if (exitCode === EXIT.INTERNAL) logger.error(fields, 'run finished');
+  else logger.warn(fields, 'run finished');
+}

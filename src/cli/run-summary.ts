@@ -1,0 +1,51 @@
+import type { NightlyRunResult } from '../runner/nightly-run.js';
+import { EXIT } from './exit-codes.js';
+import { formatReconcileSummary, reconcileJson } from './reconcile-summary.js';
+import { formatSyncSummary } from './sync-summary.js';
+
+/** The machine summary of a nightly run (`cardsync run --json`). */
+export function runJson(result: NightlyRunResult) {
+  return {
+    runId: result.runId,
+    startedAt: result.startedAt,
+    finishedAt: result.finishedAt,
+    durationMs: result.durationMs,
+    exitCode: result.exitCode,
+    sync: result.sync,
+    reconcile: result.reconcile ? reconcileJson(result.reconcile) : null,
+    reconcileSkipped: result.reconcileSkipped,
+  };
+}
+
+/** The human summary of a nightly run: the sync's lines, then the reconciliation's. */
+export function formatRunSummary(result: NightlyRunResult, mirrorFile: string): string {
+  const reconcile = result.reconcile
+    ? formatReconcileSummary(result.reconcile)
+    : `reconcile skipped: ${result.reconcileSkipped}\n`;
+  return `${formatSyncSummary(result.sync, mirrorFile)}${reconcile}`;
+}
+
+/** The one line a run that did not end 0 leaves on stderr. */
+export function runExitMessage(result: NightlyRunResult, failOn: string | undefined): string {
+  const stopped = result.sync.merchants.find((m) => m.error);
+  const reconciled = result.reconcile
+    ? 'the reconciliation ran on what the mirror holds, and its reports say the data is incomplete'
+    : 'not reconciled';
+  switch (result.exitCode) {
+    case EXIT.UNAUTHORIZED:
+      return `the upstream refused the key of ${stopped?.source ?? 'a merchant'} (401); ${reconciled}`;
+    case EXIT.SYNC_INCOMPLETE:
+      return result.sync.outcome === 'interrupted'
+        ? `run interrupted; finished windows are committed and the next run resumes; ${reconciled}`
+        : `sync incomplete: ${stopped?.error?.message ?? 'upstream unavailable'}; what was fetched is committed and the next run resumes; ${reconciled}`;
+    case EXIT.DISCREPANCIES:
+      return discrepanciesMessage(result.reconcile?.reconciliation.current.length ?? 0, failOn);
+    default:
+      return `run ended with exit code ${result.exitCode}`;
+  }
+}
+
+/** The line of exit 6. */
+export function discrepanciesMessage(current: number, failOn: string | undefined): string {
+  return `discrepancies at or above ${failOn} (--fail-on ${failOn}): ${current} unacknowledged findings in the report`;
+}

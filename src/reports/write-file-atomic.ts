@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { syncDirectory, writeDurably } from './durable-fs.js';
+
+/**
+ * Replace the file at `path` with `text` atomically: written and flushed under a hidden
+ * temporary name in the same folder (`.name.tmp-…`, which a node_exporter textfile collector
+ * ignores, as it reads `*.prom` only), then renamed over `path`. A reader sees the old file or
+ * the new one, never a part.
+ * @example writeFileAtomic('/var/lib/node_exporter/textfile/cardsync.prom', text)
+ */
+export function writeFileAtomic(path: string, text: string): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const temp = join(dir, `.${basename(path)}.tmp-${randomBytes(4).toString('hex')}`);
+  try {
+    writeDurably(temp, text);
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  syncDirectory(dir);
+}

@@ -1,0 +1,128 @@
+import { setMaxListeners } from 'node:events';
+import type { Logger } from 'pino';
+import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import type { ReconSettings } from '../recon/recon-settings.js';
+import type { ProgressSink } from '../sync/progress-sink.js';
+import { newRunId, runSync, type SyncSource } from '../sync/run-sync.js';
+import type { SyncSettings } from '../sync/sync-context.js';
+import type { SyncOutcome, SyncResult } from '../sync/sync-result.js';
+import { dataStatusOfSync } from './data-status.js';
+import { withMirrorLock } from './held-lock.js';
+import { type ReconcileResult, reconcileMirror } from './reconcile-mirror.js';
+import { finishRun, reopenRun } from './run-record.js';
+
+/** Dependencies and options of {@link runNightly}. */
+export interface NightlyRunOptions {
+  readonly db: SqliteDatabase;
+  readonly sources: readonly SyncSource[];
+  readonly syncSettings: SyncSettings;
+  readonly reconSettings: ReconSettings;
+  readonly reportsDir: string;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+  readonly clock?: () => number;
+  readonly progress?: ProgressSink;
+  readonly runId?: string;
+  /** The exit code the sync records for each outcome (the CLI owns the numbers). */
+  readonly syncExitCodes: Readonly<Record<SyncOutcome, number>>;
+  /** The exit code of the whole run, recorded in its row (the CLI owns the numbers). */
+  readonly exitCodeOf: (run: { sync: SyncResult; reconcile: ReconcileResult | null }) => number;
+}
+
+/** What one nightly run did. */
+export interface NightlyRunResult {
+  readonly runId: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  readonly sync: SyncResult;
+  /** Null when the reconciliation was skipped (see `reconcileSkipped`). */
+  readonly reconcile: ReconcileResult | null;
+  readonly reconcileSkipped: string | null;
+  readonly exitCode: number;
+}
+
+/**
+ * The nightly job: sync, then reconcile, under one run id, one `sync_runs` row (command `run`)
+ * and one hold of the mirror lock, so no other run can write between the two steps. The
+ * reconciliation follows any sync that ended on its own, an incomplete one included (the
+ * reports then say the data is incomplete); it is skipped only when the run was stopped
+ * (SIGTERM/SIGINT, or the lock lost).
+ * @example const run = await runNightly({ db, sources, syncSettings, reconSettings, reportsDir, logger, signal, syncExitCodes, exitCodeOf });
+ * @throws MirrorError MIRROR_LOCKED when another run holds the lock; ReportError when the reports
+ *   cannot be written (the run is recorded `failed`, exit code 1).
+ */
+export async function runNightly(options: NightlyRunOptions): Promise<NightlyRunResult> {
+  const clock = options.clock ?? Date.now;
+  const { db } = options;
+  const runId = options.runId ?? newRunId(clock());
+  const logger = options.logger.child({ module: 'run', runId });
+  return withMirrorLock({ db, runId, logger, clock }, async ({ lock, lost }) => {
+    const signal = AbortSignal.any([options.signal, lost]);
+    setMaxListeners(0, signal);
+    const started = clock();
+    const sync = await runSync({
+      db,
+      sources: options.sources,
+      settings: options.syncSettings,
+      logger: options.logger,
+      signal,
+      clock,
+      ...(options.progress ? { progress: options.progress } : {}),
+      runId,
+      command: 'run',
+      exitCodes: options.syncExitCodes,
+      lock,
+    });
+    let reconcile: ReconcileResult | null = null;
+    let reconcileSkipped: string | null = null;
+    if (signal.aborted || sync.outcome === 'interrupted') {
+      reconcileSkipped = 'the run was stopped before reconciling';
+      logger.warn(reconcileSkipped);
+    } else {
+      reopenRun(db, runId);
+      try {
+        reconcile = reconcileMirror({
+          db,
+          runId,
+          command: 'run',
+          settings: options.reconSettings,
+          reportsDir: options.reportsDir,
+          data: dataStatusOfSync(sync),
+          logger: options.logger,
+          clock,
+        });
+      } catch (error) {
+        finishRun(db, {
+          runId,
+          finishedAt: new Date(clock()).toISOString(),
+          outcome: 'failed',
+          exitCode: 1,
+          summary: sync.merchants,
+          error: `reconcile: ${(error as Error).message}`,
+        });
+        throw error;
+      }
+    }
+    const exitCode = options.exitCodeOf({ sync, reconcile });
+    const finished = clock();
+    finishRun(db, {
+      runId,
+      finishedAt: new Date(finished).toISOString(),
+      outcome: sync.outcome === 'unauthorized' ? 'failed' : sync.outcome,
+      exitCode,
+      summary: sync.merchants,
+      error: sync.merchants.find((m) => m.error)?.error?.message,
+    });
+    return {
+      runId,
+      startedAt: new Date(started).toISOString(),
+      finishedAt: new Date(finished).toISOString(),
+      durationMs: finished - started,
+      sync,
+      reconcile,
+      reconcileSkipped,
+      exitCode,
+    };
+  });
+}

@@ -1,0 +1,114 @@
+import { type Logger as CronLogger, createTask, validateDetailed } from 'node-cron';
+import type { Logger } from 'pino';
+import { ScheduleError } from './schedule-error.js';
+
+/** Dependencies and options of {@link runSchedule}. */
+export interface ScheduleOptions {
+  /** A node-cron expression: 5 fields, or 6 with seconds first. */
+  readonly cron: string;
+  /** An IANA time zone the expression is read in; the host's when absent. */
+  readonly timezone?: string;
+  /** Aborted to stop: no new run starts, and the schedule ends once the run in flight has. */
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  /** One run. It should stop on `signal` itself; a rejection is logged and the schedule goes on. */
+  readonly job: () => Promise<void>;
+  /** Called once ticking has started, with the first run's time. */
+  readonly onScheduled?: (next: Date | null) => void;
+}
+
+/** What a schedule did before it was stopped. */
+export interface ScheduleResult {
+  readonly runs: number;
+  /** Ticks that came while a run was still in progress, and were skipped. */
+  readonly skipped: number;
+}
+
+/**
+ * Check a cron expression and time zone before scheduling anything.
+ * @throws ScheduleError SCHEDULE_CRON_INVALID or SCHEDULE_TIMEZONE_INVALID, saying what is wrong.
+ */
+export function validateSchedule(cron: string, timezone?: string): void {
+  const checked = validateDetailed(cron);
+  if (!checked.valid) {
+    const why = checked.errors.map((e) => e.message).join('; ');
+    throw new ScheduleError(
+      'SCHEDULE_CRON_INVALID',
+      `expected a cron expression of 5 fields (minute hour day month weekday) or 6 (seconds first), got ${JSON.stringify(cron)}${why ? `: ${why}` : ''}`,
+    );
+  }
+  if (timezone !== undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    } catch {
+      throw new ScheduleError(
+        'SCHEDULE_TIMEZONE_INVALID',
+        `expected an IANA time zone such as Europe/Berlin or UTC, got ${JSON.stringify(timezone)}`,
+      );
+    }
+  }
+}
+
+/**
+ * Start `job` on every tick of `cron` until `signal` is aborted, never two at once: a tick that
+ * comes while a run is in progress is skipped and logged (the mirror lock also keeps out runs of
+ * other processes). On abort the schedule stops ticking, waits for the run in flight (which stops
+ * on the same signal as a sync does: finished windows committed) and resolves.
+ * @example await runSchedule({ cron: '0 2 * * *', timezone: 'Europe/Berlin', signal, logger, job });
+ * @throws ScheduleError when the expression or the time zone is invalid.
+ */
+export async function runSchedule(options: ScheduleOptions): Promise<ScheduleResult> {
+  validateSchedule(options.cron, options.timezone);
+  const logger = options.logger.child({ module: 'schedule' });
+  let running: Promise<void> | null = null;
+  let runs = 0;
+  let skipped = 0;
+  const tick = () => {
+    if (options.signal.aborted) return;
+    if (running) {
+      skipped += 1;
+      logger.warn({ skipped }, 'a run is still in progress; this tick is skipped');
+      return;
+    }
+    runs += 1;
+    logger.info({ run: runs }, 'run starting');
+    const run = options.job().catch((error: unknown) => {
+      logger.error({ err: error }, 'run failed');
+    });
+    running = run.finally(() => {
+      running = null;
+    });
+  };
+  const task = createTask(options.cron, tick, {
+    name: 'cardsync-run',
+    ...(options.timezone === undefined ? {} : { timezone: options.timezone }),
+    logger: cronLogger(logger),
+  });
+  await task.start();
+  const next = task.getNextRun();
+  logger.info({ cron: options.cron, timezone: options.timezone ?? null, next }, 'scheduled');
+  options.onScheduled?.(next);
+  await new Promise<void>((resolve) => {
+    if (options.signal.aborted) resolve();
+    else options.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await task.destroy();
+  if (running) {
+    logger.info('stopping: waiting for the run in progress to stop');
+    await running;
+  }
+  logger.info({ runs, skipped }, 'schedule stopped');
+  return { runs, skipped };
+}
+
+/** node-cron's own messages (a missed tick, a failed start) as pino lines. */
+function cronLogger(logger: Logger): CronLogger {
+  return {
+    info: (message) => logger.info(message),
+    warn: (message) => logger.warn(message),
+    error: (message, err) =>
+      message instanceof Error ? logger.error({ err: message }) : logger.error({ err }, message),
+    debug: (message, err) =>
+      message instanceof Error ? logger.debug({ err: message }) : logger.debug({ err }, message),
+  };
+}

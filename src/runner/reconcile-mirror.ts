@@ -1,0 +1,103 @@
+import type { Logger } from 'pino';
+import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
+import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import { type Reconciliation, recordReconciliation } from '../recon/findings-store.js';
+import type { ReconSettings } from '../recon/recon-settings.js';
+import { type CheckResults, runChecks } from '../recon/run-checks.js';
+import type { DataStatus } from '../reports/data-status.js';
+import { reportFiles } from '../reports/report-files.js';
+import { pointLatest, type StagedReport, stageReportFolder } from '../reports/report-folder.js';
+
+/** Dependencies and options of {@link reconcileMirror}. */
+export interface ReconcileMirrorOptions {
+  readonly db: SqliteDatabase;
+  readonly runId: string;
+  /** The command reconciling, as the summary names it: `reconcile` or `run`. */
+  readonly command: string;
+  readonly settings: ReconSettings;
+  readonly reportsDir: string;
+  /** How complete the mirror's data is; the summary states it. */
+  readonly data: DataStatus;
+  readonly logger: Logger;
+  readonly clock?: () => number;
+}
+
+/** What one reconciliation found, recorded and reported. */
+export interface ReconcileResult {
+  readonly runId: string;
+  readonly reconciledAt: string;
+  readonly data: DataStatus;
+  readonly results: CheckResults;
+  readonly reconciliation: Reconciliation;
+  readonly settings: ReconSettings;
+  /** `<reports dir>/<run id>`. */
+  readonly reportDir: string;
+  readonly files: readonly string[];
+  /** False when `latest` already named a later run and was left alone. */
+  readonly latestMoved: boolean;
+  readonly durationMs: number;
+}
+
+/**
+ * Run the checks, record the reconciliation and write its report folder. Recording and the
+ * report go together: the folder is written in full and renamed into place inside the
+ * findings store's transaction, so a report that cannot be written leaves the store as it
+ * was (the findings stay `new` for the next report) and a recorded reconciliation always has
+ * its report. `latest` moves after the commit. The caller holds the mirror lock.
+ * @example const result = reconcileMirror({ db, runId, command: 'reconcile', settings, reportsDir, data, logger });
+ * @throws ReportError when the folder or `latest` cannot be written.
+ */
+export function reconcileMirror(options: ReconcileMirrorOptions): ReconcileResult {
+  const clock = options.clock ?? Date.now;
+  const { db, runId } = options;
+  const logger = options.logger.child({ module: 'reconcile', runId });
+  const started = clock();
+  const reconciledAt = new Date(started).toISOString();
+  refreshPlannerStatistics(db);
+  const results = runChecks(db, { settings: options.settings });
+  let staged: StagedReport | undefined;
+  const reconciliation = db
+    .transaction(() => {
+      const recorded = recordReconciliation(db, { runId, at: reconciledAt, results });
+      const files = reportFiles({
+        runId,
+        command: options.command,
+        reconciledAt,
+        data: options.data,
+        merchants: results.merchants,
+        coverage: results.coverage,
+        enabled: options.settings.enabled,
+        reconciliation: recorded,
+      });
+      staged = stageReportFolder(options.reportsDir, runId, files);
+      staged.publish();
+      return { recorded, names: [...files.keys()] };
+    })
+    .immediate();
+  const reportDir = staged?.dir ?? '';
+  const latestMoved = pointLatest(options.reportsDir, runId);
+  const durationMs = clock() - started;
+  logger.info(
+    {
+      current: reconciliation.recorded.current.length,
+      acknowledged: reconciliation.recorded.acknowledged.length,
+      resolved: reconciliation.recorded.resolved.length,
+      dataComplete: options.data.complete,
+      reportDir,
+      durationMs,
+    },
+    'reconciled',
+  );
+  return {
+    runId,
+    reconciledAt,
+    data: options.data,
+    results,
+    reconciliation: reconciliation.recorded,
+    settings: options.settings,
+    reportDir,
+    files: reconciliation.names,
+    latestMoved,
+    durationMs,
+  };
+}

@@ -1,0 +1,143 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/mirror/open-mirror.js';
+import { parsePrometheusText, sampleValue } from '../runner/prometheus-text.js';
+import { type RunningCli, runCliProcess, startCliProcess } from '../support/cli-process.js';
+import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
+
+interface LogLine {
+  msg: string;
+  exitCode?: number;
+  sync?: string;
+  runId?: string;
+}
+
+const logLines = (cli: RunningCli): LogLine[] =>
+  cli
+    .stderr()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+
+async function until(what: string, cli: RunningCli, done: () => boolean, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline || cli.child.exitCode !== null)
+      throw new Error(`timed out waiting for ${what}; stderr:\n${cli.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface RunRow {
+  run_id: string;
+  command: string;
+  started_at: string;
+  finished_at: string | null;
+  outcome: string;
+  exit_code: number | null;
+}
+
+describe('cardsync schedule', () => {
+  let f: JobFixture;
+  const runRows = () => {
+    const mirror = openMirror(f.db);
+    try {
+      return mirror.db.prepare('SELECT * FROM sync_runs ORDER BY started_at').all() as RunRow[];
+    } finally {
+      void mirror.close();
+    }
+  };
+
+  beforeAll(async () => {
+    f = await startJobFixture({
+      seed: 'schedule-cli',
+      world: { cards: 20, transactions: 120, days: 10, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => f?.close());
+
+  it.each([
+    [['--cron', 'every night'], /^cardsync: --cron: expected a cron expression/],
+    [['--cron', '61 * * * *'], /^cardsync: --cron: .*61/],
+    [
+      ['--cron', '0 2 * * *', '--tz', 'Mars/Olympus'],
+      /^cardsync: --tz: expected an IANA time zone/,
+    ],
+    [[], /required option '--cron <expr>'/],
+  ])('exits 2 on %j, naming the flag', async (args, message) => {
+    const result = await runCliProcess(['schedule', ...args], f.env);
+    expect(result.code, result.stderr).toBe(2);
+    expect(messageLines(result.stderr)).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('runs on every tick, one at a time, and stops cleanly on SIGTERM', async () => {
+    const cli = startCliProcess(['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC'], f.env);
+    try {
+      expect(await cli.firstLine()).toMatch(
+        /^cardsync schedule: running `run` on "\*\/2 \* \* \* \* \*" \(UTC\); next at /,
+      );
+      await until(
+        'two finished runs',
+        cli,
+        () => logLines(cli).filter((l) => l.msg === 'run finished').length >= 2,
+      );
+    } finally {
+      cli.child.kill('SIGTERM');
+    }
+    const code = await cli.exited();
+    expect(code, cli.stderr()).toBe(0);
+    expect(cli.stdout()).toMatch(/cardsync schedule: stopped after \d+ runs/);
+    const finished = logLines(cli).filter((l) => l.msg === 'run finished');
+    expect(finished.length).toBeGreaterThanOrEqual(2);
+    expect(finished.slice(0, 2).map((l) => [l.exitCode, l.sync])).toEqual([
+      [0, 'done'],
+      [0, 'done'],
+    ]);
+    const rows = runRows();
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    for (const [i, row] of rows.entries()) {
+      expect(row.command).toBe('run');
+      expect(row.finished_at, 'every run had ended before the schedule did').not.toBeNull();
+      if (i > 0) expect(row.started_at >= rows[i - 1]!.finished_at!).toBe(true);
+    }
+    const folders = readdirSync(f.reportsDir).filter((n) => n !== 'latest');
+    expect(folders.length).toBe(rows.filter((r) => r.outcome === 'done').length);
+    const samples = parsePrometheusText(readFileSync(f.metricsFile, 'utf8'));
+    expect(sampleValue(samples, 'cardsync_last_run_exit_code', { command: 'run' })).toBeDefined();
+  }, 40_000);
+
+  it('skips ticks while a run is slow, and a SIGTERM stops the run in flight as a sync stops', async () => {
+    f.t.sandbox.faults.replace([
+      { kind: 'latency', ms: 2500, match: { operation: 'getMerchantBalance' } },
+    ]);
+    const before = runRows().length;
+    const cli = startCliProcess(['schedule', '--cron', '* * * * * *'], f.env);
+    let stoppedAt = 0;
+    try {
+      await cli.firstLine();
+      await until('a finished run and the next one started', cli, () => {
+        const lines = logLines(cli);
+        return (
+          lines.some((l) => l.msg === 'run finished') &&
+          lines.filter((l) => l.msg === 'run starting').length >= 2 &&
+          lines.some((l) => l.msg.includes('tick is skipped'))
+        );
+      });
+      // The second run is now waiting on the slow balance read.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      stoppedAt = Date.now();
+      cli.child.kill('SIGTERM');
+      f.t.sandbox.faults.reset();
+    }
+    const code = await cli.exited();
+    expect(code, cli.stderr()).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+    const finished = logLines(cli).filter((l) => l.msg === 'run finished');
+    expect(finished.at(-1)).toMatchObject({ exitCode: 4, sync: 'interrupted' });
+    const rows = runRows().slice(before);
+    expect(rows.at(-1)).toMatchObject({ outcome: 'interrupted', exit_code: 4 });
+    for (const [i, row] of rows.entries())
+      if (i > 0) expect(row.started_at >= rows[i - 1]!.finished_at!).toBe(true);
+  }, 60_000);
+});

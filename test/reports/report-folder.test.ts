@@ -1,0 +1,132 @@
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  utimesSync,
+} from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pointLatest, stageReportFolder } from '../../src/reports/report-folder.js';
+import { writeFileAtomic } from '../../src/reports/write-file-atomic.js';
+
+const FILES = new Map([
+  ['discrepancies.csv', 'check\r\n'],
+  ['summary.csv', 'section\r\n'],
+]);
+
+describe('report folders', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cardsync-reports-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const visible = () => readdirSync(dir).filter((name) => !name.startsWith('.'));
+
+  it('appears whole on publish: nothing under the run id before, every file after', () => {
+    const staged = stageReportFolder(dir, 'r2', FILES);
+    expect(visible()).toEqual([]);
+    expect(readdirSync(dir)).toHaveLength(1);
+    staged.publish();
+    expect(visible()).toEqual(['r2']);
+    expect(readdirSync(join(dir, 'r2')).sort()).toEqual(['discrepancies.csv', 'summary.csv']);
+    expect(readFileSync(join(dir, 'r2', 'summary.csv'), 'utf8')).toBe('section\r\n');
+    expect(readdirSync(dir)).toEqual(['r2']);
+  });
+
+  it('leaves nothing when discarded', () => {
+    stageReportFolder(dir, 'r2', FILES).discard();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('leaves nothing and names the folder when a file cannot be written', () => {
+    const bad = new Map([...FILES, ['no/such/dir.csv', 'x']]);
+    expect(() => stageReportFolder(dir, 'r2', bad)).toThrow(
+      expect.objectContaining({ code: 'REPORT_WRITE_FAILED' }),
+    );
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses to replace an existing report folder', () => {
+    mkdirSync(join(dir, 'r2'));
+    expect(() => stageReportFolder(dir, 'r2', FILES)).toThrow(
+      expect.objectContaining({ code: 'REPORT_EXISTS' }),
+    );
+    const staged = stageReportFolder(dir, 'r3', FILES);
+    mkdirSync(join(dir, 'r3'));
+    expect(() => staged.publish()).toThrow(expect.objectContaining({ code: 'REPORT_EXISTS' }));
+    expect(readdirSync(dir).sort()).toEqual(['r2', 'r3']);
+  });
+
+  it.each(['../escape', 'latest', '', '.hidden', 'a/b'])('refuses the run id %j', (runId) => {
+    expect(() => stageReportFolder(dir, runId, FILES)).toThrow(
+      expect.objectContaining({ code: 'REPORT_RUN_ID_INVALID' }),
+    );
+  });
+
+  it('sweeps temporary folders a crashed run left more than an hour ago', () => {
+    const old = join(dir, '.tmp-crashed-1234');
+    const recent = join(dir, '.tmp-running-5678');
+    mkdirSync(old);
+    mkdirSync(recent);
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    stageReportFolder(dir, 'r1', FILES).publish();
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+  });
+
+  it('points latest at the newest folder with a relative link, replaced by rename', () => {
+    stageReportFolder(dir, '20261120T020000Z-aaaaaa', FILES).publish();
+    expect(pointLatest(dir, '20261120T020000Z-aaaaaa')).toBe(true);
+    expect(readlinkSync(join(dir, 'latest'))).toBe('20261120T020000Z-aaaaaa');
+    stageReportFolder(dir, '20261121T020000Z-bbbbbb', FILES).publish();
+    expect(pointLatest(dir, '20261121T020000Z-bbbbbb')).toBe(true);
+    expect(readlinkSync(join(dir, 'latest'))).toBe('20261121T020000Z-bbbbbb');
+    expect(readFileSync(join(dir, 'latest', 'summary.csv'), 'utf8')).toBe('section\r\n');
+    expect(readdirSync(dir).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('never moves latest back to an older run', () => {
+    expect(pointLatest(dir, '20261121T020000Z-bbbbbb')).toBe(true);
+    expect(pointLatest(dir, '20261120T020000Z-aaaaaa')).toBe(false);
+    expect(readlinkSync(join(dir, 'latest'))).toBe('20261121T020000Z-bbbbbb');
+  });
+
+  it('moves latest to the newer of two runs started in the same second, whatever their suffixes', () => {
+    expect(pointLatest(dir, '20261121T020000Z-ffffff')).toBe(true);
+    expect(pointLatest(dir, '20261121T020000Z-000000')).toBe(true);
+    expect(readlinkSync(join(dir, 'latest'))).toBe('20261121T020000Z-000000');
+  });
+
+  it('refuses to replace a latest that is not a symbolic link', () => {
+    mkdirSync(join(dir, 'latest'));
+    expect(() => pointLatest(dir, 'r1')).toThrow(
+      expect.objectContaining({ code: 'REPORT_LATEST_NOT_UPDATED' }),
+    );
+  });
+});
+
+describe('writeFileAtomic', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cardsync-atomic-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('replaces the file whole, creating its folder, and leaves no temporary file', () => {
+    const file = join(dir, 'textfile', 'cardsync.prom');
+    writeFileAtomic(file, 'a 1\n');
+    writeFileAtomic(file, 'a 2\n');
+    expect(readFileSync(file, 'utf8')).toBe('a 2\n');
+    expect(readdirSync(join(dir, 'textfile'))).toEqual(['cardsync.prom']);
+  });
+});

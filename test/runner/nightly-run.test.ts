@@ -1,0 +1,168 @@
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireMirrorLock, readHolder } from '../../src/mirror/mirror-lock.js';
+import type { Mirror } from '../../src/mirror/open-mirror.js';
+import { DEFAULT_RECON_SETTINGS } from '../../src/recon/recon-settings.js';
+import type { NightlyRunResult } from '../../src/runner/nightly-run.js';
+import { runReconcile } from '../../src/runner/run-reconcile.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import {
+  ANOMALOUS_WORLD,
+  importJournals,
+  logger,
+  nightly,
+  plantedFindings,
+} from './runner-world.js';
+
+interface RunRow {
+  run_id: string;
+  command: string;
+  outcome: string;
+  exit_code: number | null;
+  finished_at: string | null;
+}
+
+describe('the nightly run on a world with planted anomalies', () => {
+  let w: SyncWorld;
+  let mirror: Mirror;
+  let first: NightlyRunResult;
+  let holderDuringRun: string | undefined;
+  const reportsDir = () => join(w.dir, 'reports');
+  const runRows = () =>
+    mirror.db.prepare('SELECT * FROM sync_runs ORDER BY started_at').all() as RunRow[];
+
+  beforeAll(async () => {
+    w = await startSyncWorld({ seed: 'runner-nightly', ...ANOMALOUS_WORLD });
+    mirror = w.openMirror();
+    importJournals(w, mirror.db);
+    first = await nightly(w, mirror.db, {
+      exitCodeOf: () => {
+        holderDuringRun = readHolder(mirror.db)?.runId;
+        return 0;
+      },
+    });
+  });
+  afterAll(async () => {
+    await mirror?.close();
+    await w?.close();
+  });
+
+  it('syncs and reconciles under one run id, one run record and one hold of the lock', () => {
+    expect(first.sync.outcome).toBe('done');
+    expect(first.sync.runId).toBe(first.runId);
+    expect(first.reconcile?.runId).toBe(first.runId);
+    expect(holderDuringRun, 'the lock is still the run’s after reconciling').toBe(first.runId);
+    expect(readHolder(mirror.db)).toBeNull();
+    expect(runRows()).toMatchObject([
+      { run_id: first.runId, command: 'run', outcome: 'done', exit_code: 0 },
+    ]);
+    expect(mirror.db.prepare('SELECT run_id FROM recon_runs').pluck().all()).toEqual([first.runId]);
+  });
+
+  it('writes the report folder and points latest at it', async () => {
+    expect(readdirSync(reportsDir()).sort()).toEqual([first.runId, 'latest']);
+    expect(readlinkSync(join(reportsDir(), 'latest'))).toBe(first.runId);
+    const rows = parse(readFileSync(join(reportsDir(), first.runId, 'discrepancies.csv')), {
+      columns: true,
+    }) as Record<string, string>[];
+    const planted = await plantedFindings(w);
+    expect(rows).toHaveLength(planted.length);
+    expect(rows.map((r) => r.check).sort()).toEqual(planted.map((f) => f.check).sort());
+    expect(new Set(rows.map((r) => r.state))).toEqual(new Set(['new']));
+  });
+
+  it('finds the same findings again, all persisting, when nothing changed', async () => {
+    const again = await runReconcile({
+      db: mirror.db,
+      settings: DEFAULT_RECON_SETTINGS,
+      reportsDir: reportsDir(),
+      logger,
+    });
+    const fingerprints = (r: { fingerprint: string }[]) => r.map((f) => f.fingerprint).sort();
+    expect(fingerprints([...again.reconciliation.current])).toEqual(
+      fingerprints([...(first.reconcile?.reconciliation.current ?? [])]),
+    );
+    expect(new Set(again.reconciliation.current.map((f) => f.state))).toEqual(
+      new Set(['persisting']),
+    );
+    expect(again.reconciliation.resolved).toEqual([]);
+    expect(again.data).toMatchObject({ syncRunId: first.runId, complete: true });
+    expect(readlinkSync(join(reportsDir(), 'latest'))).toBe(again.runId);
+  });
+
+  it('refuses to start while another run holds the lock, and writes nothing', async () => {
+    const before = readdirSync(reportsDir()).sort();
+    const lock = acquireMirrorLock(mirror.db, { runId: 'someone-else' });
+    try {
+      await expect(nightly(w, mirror.db)).rejects.toMatchObject({ code: 'MIRROR_LOCKED' });
+      await expect(
+        runReconcile({
+          db: mirror.db,
+          settings: DEFAULT_RECON_SETTINGS,
+          reportsDir: reportsDir(),
+          logger,
+        }),
+      ).rejects.toMatchObject({ code: 'MIRROR_LOCKED' });
+    } finally {
+      lock.release();
+    }
+    expect(readdirSync(reportsDir()).sort()).toEqual(before);
+    expect(runRows()).toHaveLength(1);
+  });
+
+  it('leaves the findings store as it was when the report cannot be written', async () => {
+    const runs = () => mirror.db.prepare('SELECT count(*) FROM recon_runs').pluck().get();
+    const events = () => mirror.db.prepare('SELECT count(*) FROM finding_events').pluck().get();
+    const [runsBefore, eventsBefore] = [runs(), events()];
+    const blocked = join(w.dir, 'not-a-folder');
+    writeFileSync(blocked, 'x');
+    await expect(
+      runReconcile({
+        db: mirror.db,
+        settings: DEFAULT_RECON_SETTINGS,
+        reportsDir: join(blocked, 'reports'),
+        logger,
+      }),
+    ).rejects.toMatchObject({ code: 'REPORT_WRITE_FAILED' });
+    expect([runs(), events()]).toEqual([runsBefore, eventsBefore]);
+    expect(readHolder(mirror.db)).toBeNull();
+  });
+
+  it('still reconciles after an incomplete sync, and says the data is incomplete', async () => {
+    w.t.sandbox.faults.replace([
+      { kind: 'server-error', status: 503, match: { operation: 'getMerchantBalance' } },
+    ]);
+    try {
+      const run = await nightly(w, mirror.db, {
+        exitCodeOf: ({ sync }) => (sync.outcome === 'incomplete' ? 4 : 0),
+      });
+      expect(run.sync.outcome).toBe('incomplete');
+      expect(run.reconcile?.data).toMatchObject({
+        syncRunId: run.runId,
+        syncOutcome: 'incomplete',
+        complete: false,
+      });
+      expect(run.reconcile?.data.reason).toMatch(/balance/);
+      expect(runRows().at(-1)).toMatchObject({ outcome: 'incomplete', exit_code: 4 });
+      const summary = parse(readFileSync(join(run.reconcile!.reportDir, 'summary.csv')), {
+        columns: true,
+      }) as Record<string, string>[];
+      expect(summary.find((r) => r.measure === 'data_complete')?.value).toBe('false');
+    } finally {
+      w.t.sandbox.faults.reset();
+    }
+  });
+
+  it('skips the reconciliation of a run that was stopped', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const run = await nightly(w, mirror.db, { signal: stop.signal });
+    expect(run.sync.outcome).toBe('interrupted');
+    expect(run.reconcile).toBeNull();
+    expect(run.reconcileSkipped).toMatch(/stopped/);
+    expect(runRows().at(-1)).toMatchObject({ run_id: run.runId, outcome: 'interrupted' });
+    expect(readdirSync(reportsDir())).not.toContain(run.runId);
+  });
+});

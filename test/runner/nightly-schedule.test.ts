@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
+import { runSchedule, validateSchedule } from '../../src/runner/nightly-schedule.js';
+
+const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+describe('validateSchedule', () => {
+  it.each(['nope', '61 * * * *', '* * * * * * *', ''])('refuses the cron expression %j', (cron) => {
+    expect(() => validateSchedule(cron)).toThrow(
+      expect.objectContaining({ code: 'SCHEDULE_CRON_INVALID' }),
+    );
+  });
+
+  it('refuses an unknown time zone and takes a real one', () => {
+    expect(() => validateSchedule('0 2 * * *', 'Mars/Olympus')).toThrow(
+      expect.objectContaining({ code: 'SCHEDULE_TIMEZONE_INVALID' }),
+    );
+    expect(() => validateSchedule('0 2 * * *', 'Europe/Berlin')).not.toThrow();
+    expect(() => validateSchedule('*/2 * * * * *')).not.toThrow();
+  });
+});
+
+describe('runSchedule', () => {
+  it('never runs two at once: a tick during a run is skipped; a stop waits for the run', async () => {
+    const stop = new AbortController();
+    const spans: { start: number; end: number; stopped: boolean }[] = [];
+    let inFlight = 0;
+    let most = 0;
+    // Each run takes 2.2 s (or until stopped) on a schedule of every second.
+    const job = async () => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      const span = { start: Date.now(), end: 0, stopped: false };
+      spans.push(span);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2200);
+        stop.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          span.stopped = true;
+          setTimeout(resolve, 100);
+        });
+      });
+      span.end = Date.now();
+      inFlight -= 1;
+    };
+    const done = runSchedule({ cron: '* * * * * *', signal: stop.signal, logger, job });
+    await new Promise((resolve) => setTimeout(resolve, 5500));
+    stop.abort();
+    const result = await done;
+    expect(most).toBe(1);
+    expect(result.runs).toBe(spans.length);
+    expect(result.runs).toBeGreaterThanOrEqual(2);
+    expect(result.skipped).toBeGreaterThanOrEqual(2);
+    for (const [i, span] of spans.entries()) {
+      expect(span.end, 'every run had ended when the schedule resolved').toBeGreaterThan(0);
+      if (i > 0) expect(span.start).toBeGreaterThanOrEqual(spans[i - 1]!.end);
+    }
+  }, 15_000);
+
+  it('goes on after a run that failed', async () => {
+    const stop = new AbortController();
+    let calls = 0;
+    const done = runSchedule({
+      cron: '* * * * * *',
+      signal: stop.signal,
+      logger,
+      job: async () => {
+        calls += 1;
+        if (calls >= 2) stop.abort();
+        throw new Error('boom');
+      },
+    });
+    const result = await done;
+    expect(result.runs).toBe(2);
+  }, 10_000);
+
+  it('resolves at once when stopped before the first tick', async () => {
+    const stop = new AbortController();
+    let calls = 0;
+    const done = runSchedule({
+      cron: '0 2 * * *',
+      timezone: 'UTC',
+      signal: stop.signal,
+      logger,
+      job: async () => {
+        calls += 1;
+      },
+    });
+    stop.abort();
+    expect(await done).toEqual({ runs: 0, skipped: 0 });
+    expect(calls).toBe(0);
+  });
+});
