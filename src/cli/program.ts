@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import type { CliIo } from './cli-io.js';
 import { registerBalanceCommand } from './commands/balance-command.js';
 import { registerCardsCommand } from './commands/cards-command.js';
+import { registerDemoCommand } from './commands/demo-command.js';
 import { registerFindingsCommand } from './commands/findings-command.js';
 import { registerOfferingsCommand } from './commands/offerings-command.js';
 import { registerOpenApiCommand } from './commands/openapi-command.js';
@@ -29,6 +30,7 @@ export function buildProgram(io: CliIo): Command {
   registerReconcileCommand(program, io);
   registerScheduleCommand(program, io);
   registerSandboxCommand(program, io);
+  registerDemoCommand(program, io);
   registerOpenApiCommand(program, io);
   registerFindingsCommand(program, io);
   registerOrdersCommand(program, io);
