@@ -6,7 +6,12 @@ import { createInterface } from 'node:readline';
 export interface SandboxAnnouncement {
   readonly baseUrl: string;
   readonly caFile: string;
-  readonly merchants: readonly { merchantId: string; apiKey: string; currency: string }[];
+  readonly merchants: readonly {
+    merchantId: string;
+    apiKey: string;
+    currency: string;
+    journalFile?: string;
+  }[];
   readonly controlToken: string | null;
   readonly stateDir: string | null;
 }

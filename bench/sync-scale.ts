@@ -16,6 +16,7 @@ import { Agent, request } from 'undici';
 import { processCpuSeconds } from './cpu-time.js';
 import { type FetchOnlyResult, fetchOnly } from './fetch-only.js';
 import { type PostedTransactions, postNewTransactions } from './post-transactions.js';
+import { type ReconAtScale, reconcileAtScale } from './recon-at-scale.js';
 import { formatResultsTable, type ResultRow, type ResultSection } from './results-table.js';
 import {
   type SandboxAnnouncement,
@@ -197,6 +198,7 @@ interface Measurements {
     requests: number;
   };
   big?: { world: { cards: number; transactions: number }; run: TimedSync };
+  recon: ReconAtScale;
   /** CPU seconds the sandbox process used during each stage. */
   sandboxCpu: Record<string, number>;
 }
@@ -266,6 +268,21 @@ async function measure(): Promise<Measurements> {
   const incremental = await served('incremental', main.sandbox, () =>
     syncRun('1M incremental', main.sandbox, mirrorFile),
   );
+  progress('1M: import the journal, then one grouped pass and cardsync reconcile on the mirror');
+  const journalFile = merchant.journalFile;
+  if (!journalFile) throw new Error('the sandbox announced no journal file');
+  const recon = await reconcileAtScale({
+    cliMain,
+    db: mirrorFile,
+    reportsDir: join(main.dir, 'reports'),
+    journalFile,
+    merchantId: merchant.merchantId,
+  });
+  progress(
+    `1M: reconcile ${secs(recon.reconcileSeconds)} (inside ${secs(recon.reconcileInnerSeconds)}), ` +
+      `grouped pass ${secs(recon.groupedPassSeconds)}, import ${secs(recon.importSeconds)}: ` +
+      `${recon.transactions} transactions, ${recon.cards} cards, ${recon.orders} orders, ${recon.findings} findings`,
+  );
   await cleanUp();
 
   // 50 ms on every request: the ceiling is concurrency x page size / latency.
@@ -294,6 +311,7 @@ async function measure(): Promise<Measurements> {
     full,
     newRows,
     incremental,
+    recon,
     latency: { world: LATENCY_WORLD, run: latencyRun, requests },
     ...(big ? { big } : {}),
     sandboxCpu,
@@ -311,6 +329,7 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
   const rss3 = m.big ? m.big.run.peakRssKiB / 1024 : undefined;
   const label = `${count(m.world.transactions)} transactions, ${count(m.world.cards)} cards`;
   const sb = m.sandboxCpu;
+  const reconRatio = m.recon.reconcileInnerSeconds / m.recon.groupedPassSeconds;
   const sections: ResultSection[] = [
     {
       title: `1. full sync (${label}; generated in ${secs(m.world.generationSeconds)})`,
@@ -371,7 +390,27 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
       ],
     },
     {
-      title: '4. peak RSS of the sync process (VmHWM)',
+      title: `4. reconciliation (${count(m.recon.transactions)} transactions, ${count(m.recon.cards)} cards, ${count(m.recon.orders)} journal orders)`,
+      rows: [
+        {
+          measure: 'cardsync reconcile (process wall; inside)',
+          figure: `${secs(m.recon.reconcileSeconds)}; ${secs(m.recon.reconcileInnerSeconds)}  ${count(m.recon.findings)} findings`,
+        },
+        {
+          measure: 'one grouped SQL pass over transactions',
+          figure: secs(m.recon.groupedPassSeconds),
+        },
+        {
+          measure: 'reconcile (inside) / grouped pass',
+          figure: `${reconRatio.toFixed(2)}x`,
+          goal: '<= 5.00x',
+          met: reconRatio <= 5,
+        },
+        { measure: 'orders import (journal CSV)', figure: secs(m.recon.importSeconds) },
+      ],
+    },
+    {
+      title: '5. peak RSS of the sync process (VmHWM)',
       rows: [
         {
           measure: `at ${count(m.world.transactions)} transactions`,
@@ -390,7 +429,7 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
       ],
     },
     {
-      title: '5. where the time goes: wall / CPU of the client (sync) process / CPU of the sandbox',
+      title: '6. where the time goes: wall / CPU of the client (sync) process / CPU of the sandbox',
       rows: [
         cpuRow('(a) fetch + parse only', m.fetchOnly.seconds, m.fetchOnly.cpuSeconds, sb.fetchOnly),
         cpuRow(
@@ -432,6 +471,7 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
       shareOfFull: share,
       goal: 0.05,
     },
+    recon: { ...m.recon, ratioToGroupedPass: reconRatio, goal: 5 },
     peakRssMiB: { at1M: rss1, at3M: rss3 ?? null, goal: RSS_GOAL_MIB },
     big: m.big ? { world: m.big.world, ...summary(m.big.run) } : null,
     sandboxCpuSeconds: m.sandboxCpu,

@@ -36,6 +36,7 @@ export function reconcileJson(result: ReconcileResult) {
   return {
     runId: result.runId,
     reconciledAt: result.reconciledAt,
+    durationMs: result.durationMs,
     reportDir: result.reportDir,
     files: result.files,
     data: result.data,
