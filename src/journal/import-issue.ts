@@ -1,17 +1,6 @@
-/** The columns of a merchant's order journal file, in the order the reference model lists them. */
-export const JOURNAL_COLUMNS = [
-  'merchantOrderNo',
-  'kind',
-  'cardId',
-  'offeringId',
-  'amount',
-  'currency',
-  'submittedAt',
-  'orderNo',
-] as const;
+import { JOURNAL_COLUMNS, type JournalColumn } from '../contract/reference-model.js';
 
-/** One column of the journal file. */
-export type JournalColumn = (typeof JOURNAL_COLUMNS)[number];
+export { JOURNAL_COLUMNS, type JournalColumn };
 
 /** Why a line of a journal file is refused (or, for AMOUNT_TOO_PRECISE, only flagged). */
 export type ImportIssueCode =

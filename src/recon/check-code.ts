@@ -1,25 +1,6 @@
-/** The discrepancy codes of reference-model.md section 6, in report order. */
-export const CHECK_CODES = [
-  'CARD_BALANCE_MISMATCH',
-  'ISSUANCE_FEE_MISMATCH',
-  'DEPOSIT_FEE_MISMATCH',
-  'WITHDRAWAL_FEE_MISMATCH',
-  'ORDER_NOT_REFLECTED',
-  'LOAD_OUT_OF_BOUNDS',
-  'CURRENCY_MISMATCH',
-  'DUPLICATE_TRANSACTION',
-  'OVER_REFUND',
-  'ACTIVITY_ON_INACTIVE_CARD',
-  'NEGATIVE_BALANCE',
-  'ORPHAN_TRANSACTION',
-  'MERCHANT_BALANCE_MISMATCH',
-  'STALE_PENDING',
-  'PRECISION_VIOLATION',
-  'UNJOURNALED_CARD',
-] as const;
+import { CHECK_CODES, type CheckCode } from '../contract/reference-model.js';
 
-/** A discrepancy code. */
-export type CheckCode = (typeof CHECK_CODES)[number];
+export { CHECK_CODES, type CheckCode };
 
 /** How serious a finding is; `--fail-on` compares against it. */
 export type Severity = 'error' | 'warning' | 'info';

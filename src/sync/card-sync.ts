@@ -1,7 +1,7 @@
 import type { PageResult } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
-import { CommitBatcher } from './commit-batcher.js';
+import { addLandedTo, CommitBatcher } from './commit-batcher.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import { screenCards } from './record-screen.js';
 import type { MerchantSyncContext } from './sync-context.js';
@@ -34,14 +34,7 @@ export async function syncCards(
   const counts: ResourceCounts = { ...emptyCounts(), outcome: 'done' };
   const batcher = new CommitBatcher<CardPageCommit, CardPageCounts>({
     send: (pages) => context.writerThread.commitCards(context.runId, pages),
-    landed: (written) => {
-      for (const w of written) {
-        counts.inserted += w.inserted;
-        counts.updated += w.updated;
-        counts.unchanged += w.unchanged;
-        counts.quarantined += w.quarantined;
-      }
-    },
+    landed: addLandedTo(counts),
     batchRows: BATCH_CARDS,
     batchMs: BATCH_MS,
     clock: context.clock,

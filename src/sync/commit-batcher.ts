@@ -1,3 +1,23 @@
+/** What a landed item wrote, as both windows and card pages count it. */
+export interface LandedCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  quarantined: number;
+}
+
+/** A `landed` callback that adds what each item wrote into `counts`. */
+export function addLandedTo(counts: LandedCounts): (written: readonly LandedCounts[]) => void {
+  return (written) => {
+    for (const w of written) {
+      counts.inserted += w.inserted;
+      counts.updated += w.updated;
+      counts.unchanged += w.unchanged;
+      counts.quarantined += w.quarantined;
+    }
+  };
+}
+
 /** Options of a {@link CommitBatcher}. */
 export interface CommitBatcherOptions<T, C> {
   /** Land a batch in one SQLite transaction (on the writer thread); answers item by item. */

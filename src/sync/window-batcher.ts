@@ -1,4 +1,4 @@
-import { CommitBatcher } from './commit-batcher.js';
+import { addLandedTo, CommitBatcher } from './commit-batcher.js';
 import type { TransactionCounts } from './sync-result.js';
 import type { WindowCommit, WindowCounts } from './window-commit.js';
 import type { WriterThread } from './writer-thread-client.js';
@@ -16,17 +16,9 @@ export function windowBatcher(
   writer: Pick<WriterThread, 'commit'>,
   options: { runId: string; counts: TransactionCounts; clock: () => number },
 ): CommitBatcher<WindowCommit, WindowCounts> {
-  const { counts } = options;
   return new CommitBatcher<WindowCommit, WindowCounts>({
     send: (windows) => writer.commit(options.runId, windows),
-    landed: (written) => {
-      for (const w of written) {
-        counts.inserted += w.inserted;
-        counts.updated += w.updated;
-        counts.unchanged += w.unchanged;
-        counts.quarantined += w.quarantined;
-      }
-    },
+    landed: addLandedTo(options.counts),
     batchRows: BATCH_ROWS,
     batchMs: BATCH_MS,
     clock: options.clock,

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import type { OrderKind } from '../../contract/index.js';
+import { JOURNAL_COLUMNS } from '../../contract/reference-model.js';
 
 /** A row of a merchant's order journal (reference-model section 5). */
 export interface JournalRow {
@@ -13,18 +14,6 @@ export interface JournalRow {
   readonly submittedAt: string;
   readonly orderNo: string;
 }
-
-/** The journal's columns, in order. */
-export const JOURNAL_COLUMNS = [
-  'merchantOrderNo',
-  'kind',
-  'cardId',
-  'offeringId',
-  'amount',
-  'currency',
-  'submittedAt',
-  'orderNo',
-] as const;
 
 /** An RFC 4180 journal file written row batch by row batch, so memory stays bounded. */
 export class JournalFile {
