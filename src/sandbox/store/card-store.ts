@@ -2,7 +2,7 @@ import type { CardStatus } from '../../contract/index.js';
 import type { Minor } from '../../money/decimal.js';
 import type { SandboxDatabase } from './database.js';
 import type { PageResult, PageWindow } from './page.js';
-import { RecencyIndex } from './recency-index.js';
+import { type IndexedRow, LazyRecencyIndex } from './recency-index.js';
 import type { CardRecord } from './records.js';
 import { StatementCache } from './statement-cache.js';
 
@@ -27,8 +27,7 @@ function statusPartition(merchantId: string, status: string): string {
  */
 export class CardStore {
   readonly #sql: StatementCache;
-  #index: RecencyIndex | undefined;
-  #indexWrites = 0;
+  readonly #index = new LazyRecencyIndex(() => this.#indexRows());
 
   constructor(db: SandboxDatabase) {
     this.#sql = new StatementCache(db);
@@ -36,42 +35,33 @@ export class CardStore {
 
   /** Forget the index (after writes that bypassed this store, or a rolled-back transaction). */
   invalidateIndex(): void {
-    this.#index = undefined;
+    this.#index.invalidate();
   }
 
   /** Index builds and writes so far: a rollback after any of them must forget the index. */
   get indexWrites(): number {
-    return this.#indexWrites;
+    return this.#index.writes;
   }
 
-  #indexed(): RecencyIndex {
-    if (!this.#index) {
-      const rows = this.#sql
-        .get(
-          'SELECT rowid AS row, merchant_id AS merchantId, status, created_at AS createdAt, card_id AS id FROM cards',
-        )
-        .iterate() as IterableIterator<{
-        row: number;
-        merchantId: string;
-        status: string;
-        createdAt: number;
-        id: string;
-      }>;
-      this.#index = RecencyIndex.build(
-        (function* () {
-          for (const r of rows)
-            yield {
-              row: r.row,
-              createdAt: r.createdAt,
-              id: r.id,
-              keys: partitions(r.merchantId, r.status),
-            };
-        })(),
-      );
-      // Built inside a transaction that rolls back, it may hold rows that never were.
-      this.#indexWrites++;
-    }
-    return this.#index;
+  *#indexRows(): Generator<IndexedRow> {
+    const rows = this.#sql
+      .get(
+        'SELECT rowid AS row, merchant_id AS merchantId, status, created_at AS createdAt, card_id AS id FROM cards',
+      )
+      .iterate() as IterableIterator<{
+      row: number;
+      merchantId: string;
+      status: string;
+      createdAt: number;
+      id: string;
+    }>;
+    for (const r of rows)
+      yield {
+        row: r.row,
+        createdAt: r.createdAt,
+        id: r.id,
+        keys: partitions(r.merchantId, r.status),
+      };
   }
 
   /** A card of any merchant, or undefined. */
@@ -109,20 +99,17 @@ export class CardStore {
         card.expiryMonth,
         card.expiryYear,
       );
-    if (this.#index) {
-      this.#indexWrites++;
-      this.#index.add({
-        row: Number(result.lastInsertRowid),
-        createdAt: card.createdAt,
-        id: card.cardId,
-        keys: partitions(card.merchantId, card.status),
-      });
-    }
+    this.#index.forWrite()?.add({
+      row: Number(result.lastInsertRowid),
+      createdAt: card.createdAt,
+      id: card.cardId,
+      keys: partitions(card.merchantId, card.status),
+    });
   }
 
   /** Set a card's status. */
   setStatus(cardId: string, status: CardStatus): void {
-    const previous = this.#index
+    const previous = this.#index.built
       ? (this.#sql
           .get(
             'SELECT rowid AS row, merchant_id AS merchantId, status, created_at AS createdAt FROM cards WHERE card_id = ?',
@@ -132,10 +119,10 @@ export class CardStore {
           | undefined)
       : undefined;
     this.#sql.get('UPDATE cards SET status = ? WHERE card_id = ?').run(status, cardId);
-    if (this.#index && previous && previous.status !== status) {
-      this.#indexWrites++;
-      this.#index.remove(previous.row, [statusPartition(previous.merchantId, previous.status)]);
-      this.#index.add({
+    const index = previous && previous.status !== status ? this.#index.forWrite() : undefined;
+    if (index && previous) {
+      index.remove(previous.row, [statusPartition(previous.merchantId, previous.status)]);
+      index.add({
         row: previous.row,
         createdAt: previous.createdAt,
         id: cardId,
@@ -162,10 +149,12 @@ export class CardStore {
     status: CardStatus | undefined,
     window: PageWindow,
   ): PageResult<CardRecord> {
-    const found = this.#indexed().page(status ? statusPartition(merchantId, status) : merchantId, {
-      offset: window.offset,
-      limit: window.limit,
-    });
+    const found = this.#index
+      .get()
+      .page(status ? statusPartition(merchantId, status) : merchantId, {
+        offset: window.offset,
+        limit: window.limit,
+      });
     const byRow = this.#sql.get(`SELECT ${CARD_COLUMNS} FROM cards WHERE rowid = ?`);
     return { rows: found.rows.map((row) => byRow.get(row) as CardRecord), total: found.total };
   }

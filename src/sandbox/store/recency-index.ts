@@ -124,3 +124,48 @@ export class RecencyIndex {
     return { rows, total };
   }
 }
+
+/**
+ * A store's {@link RecencyIndex}, built from its rows on first use and kept current by its
+ * writes. It counts its builds and writes, so a unit of work that rolls back after any of them
+ * can forget the index (it may hold rows that never were) and have it rebuilt on next use.
+ */
+export class LazyRecencyIndex {
+  readonly #rows: () => Iterable<IndexedRow>;
+  #index: RecencyIndex | undefined;
+  #writes = 0;
+
+  constructor(rows: () => Iterable<IndexedRow>) {
+    this.#rows = rows;
+  }
+
+  /** Builds and writes so far. */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  /** Whether the index is built (writes need to keep it current only then). */
+  get built(): boolean {
+    return this.#index !== undefined;
+  }
+
+  /** The index, built now if it was not. */
+  get(): RecencyIndex {
+    if (!this.#index) {
+      this.#index = RecencyIndex.build(this.#rows());
+      this.#writes++;
+    }
+    return this.#index;
+  }
+
+  /** The index for a write about to be made on it, counted; undefined when it is not built. */
+  forWrite(): RecencyIndex | undefined {
+    if (this.#index) this.#writes++;
+    return this.#index;
+  }
+
+  /** Forget the index (after writes that bypassed the store, or a rolled-back transaction). */
+  invalidate(): void {
+    this.#index = undefined;
+  }
+}

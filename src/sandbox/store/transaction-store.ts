@@ -2,7 +2,7 @@ import type { TransactionStatus, TransactionType } from '../../contract/index.js
 import type { Minor } from '../../money/decimal.js';
 import type { SandboxDatabase } from './database.js';
 import type { PageResult, PageWindow } from './page.js';
-import { RecencyIndex } from './recency-index.js';
+import { type IndexedRow, LazyRecencyIndex } from './recency-index.js';
 import type { TransactionRecord } from './records.js';
 import { StatementCache } from './statement-cache.js';
 
@@ -50,8 +50,7 @@ function partitionFor(merchantId: string, filter: TransactionFilter): string {
  */
 export class TransactionStore {
   readonly #sql: StatementCache;
-  #index: RecencyIndex | undefined;
-  #indexWrites = 0;
+  readonly #index = new LazyRecencyIndex(() => this.#indexRows());
 
   constructor(db: SandboxDatabase) {
     this.#sql = new StatementCache(db);
@@ -59,43 +58,34 @@ export class TransactionStore {
 
   /** Forget the index (after writes that bypassed this store, or a rolled-back transaction). */
   invalidateIndex(): void {
-    this.#index = undefined;
+    this.#index.invalidate();
   }
 
   /** Index builds and writes so far: a rollback after any of them must forget the index. */
   get indexWrites(): number {
-    return this.#indexWrites;
+    return this.#index.writes;
   }
 
-  #indexed(): RecencyIndex {
-    if (!this.#index) {
-      const rows = this.#sql
-        .get(
-          'SELECT rowid AS row, merchant_id AS merchantId, type, status, created_at AS createdAt, transaction_id AS id FROM transactions WHERE posted = 1',
-        )
-        .iterate() as IterableIterator<{
-        row: number;
-        merchantId: string;
-        type: string;
-        status: string;
-        createdAt: number;
-        id: string;
-      }>;
-      this.#index = RecencyIndex.build(
-        (function* () {
-          for (const r of rows)
-            yield {
-              row: r.row,
-              createdAt: r.createdAt,
-              id: r.id,
-              keys: partitions(r.merchantId, r.type, r.status),
-            };
-        })(),
-      );
-      // Built inside a transaction that rolls back, it may hold rows that never were.
-      this.#indexWrites++;
-    }
-    return this.#index;
+  *#indexRows(): Generator<IndexedRow> {
+    const rows = this.#sql
+      .get(
+        'SELECT rowid AS row, merchant_id AS merchantId, type, status, created_at AS createdAt, transaction_id AS id FROM transactions WHERE posted = 1',
+      )
+      .iterate() as IterableIterator<{
+      row: number;
+      merchantId: string;
+      type: string;
+      status: string;
+      createdAt: number;
+      id: string;
+    }>;
+    for (const r of rows)
+      yield {
+        row: r.row,
+        createdAt: r.createdAt,
+        id: r.id,
+        keys: partitions(r.merchantId, r.type, r.status),
+      };
   }
 
   #rowOf(transactionId: string): number {
@@ -139,15 +129,13 @@ export class TransactionStore {
         txn.appliedEffectMinor,
         txn.amountText ?? null,
       );
-    if (this.#index && txn.posted) {
-      this.#indexWrites++;
-      this.#index.add({
+    if (txn.posted)
+      this.#index.forWrite()?.add({
         row: Number(result.lastInsertRowid),
         createdAt: txn.createdAt,
         id: txn.transactionId,
         keys: partitions(txn.merchantId, txn.type, txn.status),
       });
-    }
   }
 
   /** Record a transaction's status, visibility and the balance effect now applied. */
@@ -162,13 +150,14 @@ export class TransactionStore {
         'UPDATE transactions SET status = ?, posted = ?, applied_effect_minor = ? WHERE transaction_id = ?',
       )
       .run(status, posted ? 1 : 0, appliedEffect, previous.transactionId);
-    if (this.#index && (previous.status !== status || previous.posted !== posted)) {
-      this.#indexWrites++;
+    const index =
+      previous.status !== status || previous.posted !== posted ? this.#index.forWrite() : undefined;
+    if (index) {
       const row = this.#rowOf(previous.transactionId);
       if (previous.posted)
-        this.#index.remove(row, partitions(previous.merchantId, previous.type, previous.status));
+        index.remove(row, partitions(previous.merchantId, previous.type, previous.status));
       if (posted) {
-        this.#index.add({
+        index.add({
           row,
           createdAt: previous.createdAt,
           id: previous.transactionId,
@@ -212,7 +201,7 @@ export class TransactionStore {
     window: PageWindow,
   ): PageResult<TransactionRecord> {
     if (filter.cardId) return this.#cardPage(merchantId, filter, window);
-    const found = this.#indexed().page(partitionFor(merchantId, filter), {
+    const found = this.#index.get().page(partitionFor(merchantId, filter), {
       offset: window.offset,
       limit: window.limit,
       ...(filter.startTime === undefined ? {} : { startTime: filter.startTime }),
