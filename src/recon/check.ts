@@ -4,6 +4,7 @@ import type { CheckCoverage } from './check-coverage.js';
 import type { Finding } from './finding.js';
 import type { ReconSettings } from './recon-settings.js';
 import type { SyncedRange } from './synced-range.js';
+import type { WorkingTable } from './working-tables.js';
 
 /** What a check reads: one merchant of the mirror, where it stands in time, and the settings. */
 export interface CheckContext {
@@ -25,6 +26,11 @@ export interface Check {
   readonly severity: Severity;
   /** One sentence for reports and `--help`. */
   readonly description: string;
-  /** Run over one merchant; reads only, inside the caller's read transaction. */
+  /** The working tables it reads (working-tables.ts), built before it runs; none when absent. */
+  readonly uses?: readonly WorkingTable[];
+  /**
+   * Run over one merchant; reads only, inside the caller's read transaction, after the working
+   * tables of `uses` were built for that merchant.
+   */
   run(context: CheckContext): CheckOutcome;
 }

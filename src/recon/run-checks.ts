@@ -6,6 +6,7 @@ import type { CheckCoverage } from './check-coverage.js';
 import type { Finding } from './finding.js';
 import { DEFAULT_RECON_SETTINGS, type ReconSettings } from './recon-settings.js';
 import { readSyncedRange, type SyncedRange } from './synced-range.js';
+import { buildWorkingTables } from './working-tables.js';
 
 /** What {@link runChecks} reads and how. */
 export interface RunChecksOptions {
@@ -31,13 +32,16 @@ export interface CheckResults {
 
 /**
  * Run the enabled checks over every merchant of the mirror, in one read transaction so they all
- * see the same state. Pure reading: nothing is written (the findings store records results).
+ * see the same state. Pure reading: nothing of the mirror is written (the findings store records
+ * results); the working tables the checks share are built per merchant in the connection's temp
+ * schema and dropped after its checks.
  * @example
  * const { findings, coverage } = runChecks(mirror.db, { settings: reconSettings({ graceMs: 7_200_000 }) });
  */
 export function runChecks(db: SqliteDatabase, options: RunChecksOptions = {}): CheckResults {
   const settings = options.settings ?? DEFAULT_RECON_SETTINGS;
   const checks = (options.checks ?? ALL_CHECKS).filter((check) => settings.enabled[check.code]);
+  const tables = new Set(checks.flatMap((check) => check.uses ?? []));
   const read = db.transaction(() => {
     const merchantIds = options.merchantIds ?? knownMerchants(db);
     const findings: Finding[] = [];
@@ -46,10 +50,15 @@ export function runChecks(db: SqliteDatabase, options: RunChecksOptions = {}): C
     for (const merchantId of merchantIds) {
       const range = readSyncedRange(db, merchantId, options.cutoffByMerchant?.[merchantId]);
       merchants.push(range);
-      for (const check of checks) {
-        const outcome = check.run({ db, merchantId, range, settings });
-        findings.push(...outcome.findings);
-        coverage.push(outcome.coverage);
+      const dropTables = buildWorkingTables(db, merchantId, tables);
+      try {
+        for (const check of checks) {
+          const outcome = check.run({ db, merchantId, range, settings });
+          findings.push(...outcome.findings);
+          coverage.push(outcome.coverage);
+        }
+      } finally {
+        dropTables();
       }
     }
     return { findings: findings.sort(byReportOrder), coverage, merchants };

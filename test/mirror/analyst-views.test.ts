@@ -443,15 +443,11 @@ describe('card_balance_check', () => {
   it('finds the same mismatches, with the same amounts, as the CARD_BALANCE_MISMATCH check', () => {
     const mirror = temp.open();
     scenario(mirror);
-    const findings = ['m-1', 'm-2'].flatMap(
-      (merchantId) =>
-        cardBalanceMismatch.run({
-          db: mirror.db,
-          merchantId,
-          range: { merchantId, cutoff: null, start: null, through: null },
-          settings: DEFAULT_RECON_SETTINGS,
-        }).findings,
-    );
+    const { findings } = runChecks(mirror.db, {
+      merchantIds: ['m-1', 'm-2'],
+      settings: DEFAULT_RECON_SETTINGS,
+      checks: [cardBalanceMismatch],
+    });
     expect(findings.length).toBeGreaterThan(0);
     expect(
       table(

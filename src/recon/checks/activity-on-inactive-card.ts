@@ -1,20 +1,25 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
-import { epochMsSql, FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { epochMsSql, JOURNAL_CTE } from '../journal-sql.js';
 
 const CODE = 'ACTIVITY_ON_INACTIVE_CARD';
 
 /**
  * For each non-DECLINED PURCHASE or VERIFICATION, the earliest journal order that had stopped
  * its card more than `grace` before it was created: a CANCEL, or a FREEZE with no UNFREEZE
- * submitted between the two.
+ * submitted between the two. Only the cards with a FREEZE or a CANCEL can have one, so only
+ * their transactions are read: found by `transactions_by_card`, read in rowid order (`rowid IN`
+ * walks the rowids sorted), which halves the time of reading them in index order.
  */
-const ACTIVITY = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+const ACTIVITY = `${JOURNAL_CTE},
 stops AS MATERIALIZED (
   SELECT seq, card_id, kind, submitted_at, ${epochMsSql('submitted_at')} AS at_ms
   FROM journal
   WHERE kind IN ('FREEZE', 'UNFREEZE', 'CANCEL') AND unlinkable IS NULL AND card_id IS NOT NULL
+),
+stopped AS MATERIALIZED (
+  SELECT DISTINCT card_id FROM stops WHERE kind IN ('FREEZE', 'CANCEL')
 ),
 activity AS (
   SELECT t.transaction_id, t.card_id, t.trade_no, t.type, t.amount, t.currency, t.created_at,
@@ -27,7 +32,9 @@ activity AS (
                 AND u.submitted_at > s.submitted_at AND u.submitted_at < t.created_at))
           ORDER BY s.submitted_at, s.seq LIMIT 1) AS stop_seq
   FROM transactions t
-  WHERE t.merchant_id = @merchantId AND t.type IN ('PURCHASE', 'VERIFICATION')
+  WHERE t.rowid IN (
+      SELECT u.rowid FROM stopped x CROSS JOIN transactions u WHERE u.card_id = x.card_id)
+    AND t.merchant_id = @merchantId AND t.type IN ('PURCHASE', 'VERIFICATION')
     AND t.status <> 'DECLINED'
 )`;
 
@@ -40,6 +47,7 @@ export const activityOnInactiveCard: Check = {
   severity: 'error',
   description:
     'a non-declined PURCHASE or VERIFICATION more than grace after a FREEZE (before the next UNFREEZE) or a CANCEL',
+  uses: ['journal'],
   run({ db, merchantId, settings }: CheckContext) {
     const params = { merchantId, graceMs: settings.graceMs };
     const rows = db

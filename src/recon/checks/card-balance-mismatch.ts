@@ -1,18 +1,21 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
-import { makeFinding } from '../finding.js';
-import { FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { type Finding, makeFinding } from '../finding.js';
+import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { transactionEffectSql, visibleAtReadSql } from '../transaction-effect-sql.js';
+import { CARD_TRANSACTIONS_TABLE } from '../working-tables.js';
 
 const CODE = 'CARD_BALANCE_MISMATCH';
 
 /**
  * Per card: the completed ISSUE and DEPOSIT amounts less the completed WITHDRAW amounts of its
  * journal orders (amounts from the journal), and the effect of its transactions, each counted
- * only when the balance read could reflect it (see {@link visibleAtReadSql}).
+ * only when the balance read could reflect it (see {@link visibleAtReadSql}). A card whose every
+ * transaction could be reflected (`visible_at`, the usual case) takes its sums from the working
+ * table `cardTransactions`; only the others are read again, transaction by transaction.
  */
-const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+const CANDIDATES = `${JOURNAL_CTE},
 issued AS MATERIALIZED (
   SELECT DISTINCT fee_card_id AS card_id FROM journal
   WHERE kind = 'ISSUE' AND unlinkable IS NULL AND fee_card_id IS NOT NULL
@@ -26,13 +29,22 @@ order_sums AS MATERIALIZED (
     AND ${visibleAtReadSql('j.fee_created_at', 'j.fee_first_seen_at', 'c.observed_at')}
   GROUP BY j.fee_card_id
 ),
+card_sums AS MATERIALIZED (
+  SELECT c.card_id, c.observed_at, max(s.visible_at) <= c.observed_at AS all_visible,
+         sum(s.effect) AS total, sum(s.unusable) AS unusable, sum(s.transactions) AS counted
+  FROM cards c JOIN ${CARD_TRANSACTIONS_TABLE} s ON s.card_id = c.card_id
+  WHERE c.merchant_id = @merchantId
+  GROUP BY c.card_id, c.observed_at
+),
 effects AS (
   SELECT t.card_id, ${transactionEffectSql('t')} AS effect,
-         ${visibleAtReadSql('t.created_at', 't.first_seen_at', 'c.observed_at')} AS visible
-  FROM transactions t JOIN cards c ON c.card_id = t.card_id AND c.merchant_id = t.merchant_id
-  WHERE t.merchant_id = @merchantId
+         ${visibleAtReadSql('t.created_at', 't.first_seen_at', 'r.observed_at')} AS visible
+  FROM card_sums r CROSS JOIN transactions t
+  WHERE NOT r.all_visible AND t.card_id = r.card_id AND t.merchant_id = @merchantId
 ),
 transaction_sums AS MATERIALIZED (
+  SELECT card_id, total, unusable, counted, 0 AS later FROM card_sums WHERE all_visible
+  UNION ALL
   SELECT card_id, sum(CASE WHEN visible THEN effect END) AS total,
          sum(visible AND effect IS NULL) AS unusable, sum(visible) AS counted,
          sum(NOT visible) AS later
@@ -77,18 +89,23 @@ export const cardBalanceMismatch: Check = {
   severity: 'error',
   description:
     "a card's reported balance differs from its ledger (completed orders and transactions visible at the read)",
+  uses: ['journal', 'cardTransactions'],
   run({ db, merchantId, range, settings }: CheckContext) {
-    const params = { merchantId, start: range.start, through: range.through };
+    // One pass over the candidates yields both the findings and the coverage.
     const rows = db
       .prepare(
         `WITH ${CANDIDATES}
          SELECT card_id AS cardId, status, balance_minor AS balance, currency,
-                observed_at AS observedAt, expected, orders, counted
-         FROM candidates
-         WHERE reason IS NULL AND abs(balance_minor - expected) > @tolerance
-         ORDER BY card_id`,
+                observed_at AS observedAt, expected, orders, counted, later, reason,
+                reason IS NULL AND abs(balance_minor - expected) > @tolerance AS mismatch
+         FROM candidates ORDER BY card_id`,
       )
-      .all({ ...params, tolerance: settings.tolerances[CODE] }) as {
+      .iterate({
+        merchantId,
+        start: range.start,
+        through: range.through,
+        tolerance: settings.tolerances[CODE],
+      }) as IterableIterator<{
       cardId: string;
       status: string;
       balance: number;
@@ -97,42 +114,49 @@ export const cardBalanceMismatch: Check = {
       expected: number;
       orders: number;
       counted: number;
-    }[];
-    const findings = rows.map((c) => {
+      later: number;
+      reason: string | null;
+      mismatch: number;
+    }>;
+    const tally = new CoverageTally().examine('cards', 0).examine('transactions', 0);
+    const findings: Finding[] = [];
+    let counted = 0;
+    let later = 0;
+    for (const c of rows) {
+      if (c.reason !== null) {
+        tally.skip('cards', c.reason);
+        continue;
+      }
+      tally.examine('cards');
+      if (c.status !== 'CANCELLED') {
+        counted += c.counted;
+        later += c.later;
+      }
+      if (!c.mismatch) continue;
       const expected = moneyText(c.expected, c.currency);
       const actual = moneyText(c.balance, c.currency);
       const ledger =
         c.status === 'CANCELLED'
           ? 'a CANCELLED card holds 0'
           : `the ledger says ${expected ?? c.expected} (${c.orders} completed orders, ${c.counted} transactions)`;
-      return makeFinding(CODE, merchantId, {
-        cardId: c.cardId,
-        currency: c.currency,
-        expected,
-        actual,
-        delta: moneyText(c.balance - c.expected, c.currency),
-        detail: `${c.status} card reports ${actual ?? c.balance} ${c.currency} at ${c.observedAt}; ${ledger}`,
-      });
-    });
-    const groups = db
-      .prepare(
-        `WITH ${CANDIDATES}
-         SELECT reason, count(*) AS n,
-                coalesce(sum(CASE WHEN status <> 'CANCELLED' THEN counted END), 0) AS counted,
-                coalesce(sum(CASE WHEN status <> 'CANCELLED' THEN later END), 0) AS later
-         FROM candidates GROUP BY reason`,
-      )
-      .all(params) as { reason: string | null; n: number; counted: number; later: number }[];
-    const tally = new CoverageTally().addGrouped('cards', groups).examine('transactions', 0);
-    for (const group of groups.filter((g) => g.reason === null)) {
-      tally
-        .examine('transactions', group.counted)
-        .skip(
-          'transactions',
-          "created after its card's balance was read: counted by the next run",
-          group.later,
-        );
+      findings.push(
+        makeFinding(CODE, merchantId, {
+          cardId: c.cardId,
+          currency: c.currency,
+          expected,
+          actual,
+          delta: moneyText(c.balance - c.expected, c.currency),
+          detail: `${c.status} card reports ${actual ?? c.balance} ${c.currency} at ${c.observedAt}; ${ledger}`,
+        }),
+      );
     }
+    tally
+      .examine('transactions', counted)
+      .skip(
+        'transactions',
+        "created after its card's balance was read: counted by the next run",
+        later,
+      );
     return { findings, coverage: tally.result(CODE, merchantId) };
   },
 };

@@ -2,15 +2,20 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { type Finding, makeFinding } from '../finding.js';
 import { reasonCounts } from '../reason-counts.js';
+import { CARD_TRANSACTIONS_TABLE } from '../working-tables.js';
 
 const CODE = 'CURRENCY_MISMATCH';
 
+/**
+ * The merchant's transactions by card and currency (the working table `cardTransactions`), each
+ * group counting its `transactions`: the findings are the transactions of the groups whose
+ * currency differs from their card's.
+ */
 const TRANSACTIONS = `candidates AS (
-  SELECT t.transaction_id, t.card_id, t.trade_no, t.currency, c.currency AS card_currency,
+  SELECT s.card_id, s.currency, s.transactions, c.currency AS card_currency,
          CASE WHEN c.card_id IS NULL THEN 'card not among the merchant''s cards' END AS reason
-  FROM transactions t
-  LEFT JOIN cards c ON c.card_id = t.card_id AND c.merchant_id = t.merchant_id
-  WHERE t.merchant_id = @merchantId
+  FROM ${CARD_TRANSACTIONS_TABLE} s
+  LEFT JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = @merchantId
 )`;
 
 const CARDS = `candidates AS (
@@ -28,16 +33,19 @@ export const currencyMismatch: Check = {
   code: CODE,
   severity: 'error',
   description: "a transaction's currency differs from its card's, or a card's from its offering's",
+  uses: ['cardTransactions'],
   run({ db, merchantId }: CheckContext) {
     const params = { merchantId };
     const findings: Finding[] = [];
     const transactions = db
       .prepare(
         `WITH ${TRANSACTIONS}
-         SELECT transaction_id AS transactionId, card_id AS cardId, trade_no AS tradeNo, currency,
-                card_currency AS cardCurrency
-         FROM candidates WHERE reason IS NULL AND currency <> card_currency
-         ORDER BY transaction_id`,
+         SELECT t.transaction_id AS transactionId, t.card_id AS cardId, t.trade_no AS tradeNo,
+                t.currency, s.card_currency AS cardCurrency
+         FROM candidates s CROSS JOIN transactions t
+         WHERE s.reason IS NULL AND s.currency <> s.card_currency
+           AND t.card_id = s.card_id AND t.merchant_id = @merchantId AND t.currency = s.currency
+         ORDER BY t.transaction_id`,
       )
       .all(params) as {
       transactionId: string;
@@ -83,7 +91,7 @@ export const currencyMismatch: Check = {
         }),
       );
     const tally = new CoverageTally();
-    tally.addGrouped('transactions', reasonCounts(db, TRANSACTIONS, params));
+    tally.addGrouped('transactions', reasonCounts(db, TRANSACTIONS, params, 'transactions'));
     tally.addGrouped('cards', reasonCounts(db, CARDS, params));
     return { findings, coverage: tally.result(CODE, merchantId) };
   },

@@ -2,13 +2,13 @@ import { percentOf } from '../../money/percent.js';
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { type Finding, makeFinding } from '../finding.js';
-import { FEE_RECORDS_CTE, JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
+import { JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { OUTCOME_REASONS } from './outcome-reasons.js';
 
 const CODE = 'DEPOSIT_FEE_MISMATCH';
 
-const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+const CANDIDATES = `${JOURNAL_CTE},
 candidates AS (
   SELECT j.order_no, j.merchant_order_no, j.fee_id, j.fee_card_id, j.fee_amount_minor,
          j.fee_currency, j.amount, j.amount_minor, j.currency, c.card_offering_id,
@@ -52,6 +52,7 @@ export const depositFeeMismatch: Check = {
   severity: 'error',
   description:
     'the COMPLETED FEE of a DEPOSIT order differs from amount × depositFeePercent / 100, rounded half-up',
+  uses: ['journal'],
   run({ db, merchantId, settings }: CheckContext) {
     const tolerance = settings.tolerances[CODE];
     const tally = new CoverageTally().examine('orders', 0);

@@ -2,6 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { reasonCounts } from '../reason-counts.js';
+import { TRADES_TABLE } from '../working-tables.js';
 
 const CODE = 'DUPLICATE_TRANSACTION';
 
@@ -14,24 +15,27 @@ const CANDIDATES = `candidates AS (
 /**
  * DUPLICATE_TRANSACTION: in a group of two or more non-DECLINED transactions with the same card,
  * type, `tradeNo` and amount, every member but the first (earliest `createdAt`, then smallest
- * id) is a finding of its own.
+ * id) is a finding of its own. Only the trades with such a repeat (the working table `trades`,
+ * `repeats` > 0) are read again and ordered.
  */
 export const duplicateTransaction: Check = {
   code: CODE,
   severity: 'error',
   description: 'two or more non-declined transactions with the same card, type, tradeNo and amount',
+  uses: ['trades'],
   run({ db, merchantId }: CheckContext) {
     const params = { merchantId };
     const rows = db
       .prepare(
         `SELECT transactionId, cardId, tradeNo, type, amount, currency, firstId FROM (
-           SELECT transaction_id AS transactionId, card_id AS cardId, trade_no AS tradeNo, type,
-                  amount, currency,
-                  row_number() OVER same AS member, first_value(transaction_id) OVER same AS firstId
-           FROM transactions
-           WHERE merchant_id = @merchantId AND status <> 'DECLINED' AND amount_minor IS NOT NULL
-           WINDOW same AS (PARTITION BY card_id, type, trade_no, amount_minor
-                           ORDER BY created_at, transaction_id)
+           SELECT t.transaction_id AS transactionId, t.card_id AS cardId, t.trade_no AS tradeNo,
+                  t.type, t.amount, t.currency,
+                  row_number() OVER same AS member, first_value(t.transaction_id) OVER same AS firstId
+           FROM ${TRADES_TABLE} g CROSS JOIN transactions t
+           WHERE g.repeats > 0 AND t.card_id = g.card_id AND t.merchant_id = @merchantId
+             AND t.trade_no = g.trade_no AND t.status <> 'DECLINED' AND t.amount_minor IS NOT NULL
+           WINDOW same AS (PARTITION BY t.card_id, t.type, t.trade_no, t.amount_minor
+                           ORDER BY t.created_at, t.transaction_id)
          )
          WHERE member > 1 ORDER BY transactionId`,
       )

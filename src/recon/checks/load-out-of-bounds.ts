@@ -1,13 +1,13 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
-import { FEE_RECORDS_CTE, JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
+import { JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 
 const CODE = 'LOAD_OUT_OF_BOUNDS';
 
-const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+const CANDIDATES = `${JOURNAL_CTE},
 candidates AS (
   SELECT j.order_no, j.merchant_order_no, coalesce(j.fee_card_id, j.card_id) AS card_id,
          j.offering_id, j.amount, j.amount_minor, j.currency,
@@ -34,6 +34,7 @@ export const loadOutOfBounds: Check = {
   code: CODE,
   severity: 'error',
   description: "an ISSUE order's amount outside the offering's [minLoadAmount, maxLoadAmount]",
+  uses: ['journal'],
   run({ db, merchantId }: CheckContext) {
     const params = { merchantId };
     const rows = db

@@ -2,7 +2,7 @@ import type { SqliteDatabase } from '../../mirror/sqlite-database.js';
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { type Finding, makeFinding } from '../finding.js';
-import { FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { transactionEffectSql } from '../transaction-effect-sql.js';
 
@@ -52,6 +52,7 @@ export const merchantBalanceMismatch: Check = {
   severity: 'error',
   description:
     "between two merchant balance snapshots, the change differs from the journal's flows in between",
+  uses: ['journal'],
   run({ db, merchantId, settings }: CheckContext) {
     const tally = new CoverageTally().examine('intervals', 0).examine('orders', 0);
     const snapshots = (
@@ -150,7 +151,7 @@ function readFlows(
   }
   const rows = db
     .prepare(
-      `WITH ${FEE_RECORDS_CTE}, ${JOURNAL_CTE}
+      `WITH ${JOURNAL_CTE}
        SELECT merchant_order_no AS merchantOrderNo, kind, order_no AS orderNo, card_id AS cardId, amount_minor AS amountMinor,
               submitted_at AS submittedAt, state, unlinkable, succeeded,
               fee_card_id AS feeCardId, fee_created_at AS feeCreatedAt

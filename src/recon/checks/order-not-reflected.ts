@@ -1,7 +1,7 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
-import { FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { JOURNAL_CTE } from '../journal-sql.js';
 import { reasonCounts } from '../reason-counts.js';
 
 const CODE = 'ORDER_NOT_REFLECTED';
@@ -10,7 +10,7 @@ const CODE = 'ORDER_NOT_REFLECTED';
 const TIMING = `WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
       WHEN j.submitted_at >= @graceLine THEN 'within grace at the cutoff'`;
 
-const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+const CANDIDATES = `${JOURNAL_CTE},
 switches AS (
   SELECT j.*,
          CASE WHEN j.unlinkable IS NULL THEN row_number() OVER (
@@ -60,6 +60,7 @@ export const orderNotReflected: Check = {
   code: CODE,
   severity: 'error',
   description: 'an accepted order older than grace at the cutoff without its outcome',
+  uses: ['journal'],
   run({ db, merchantId, range, settings }: CheckContext) {
     const graceLine =
       range.cutoff === null

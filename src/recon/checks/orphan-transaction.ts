@@ -2,21 +2,25 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { reasonCounts } from '../reason-counts.js';
+import { CARD_TRANSACTIONS_TABLE } from '../working-tables.js';
 
 const CODE = 'ORPHAN_TRANSACTION';
 
+/**
+ * The merchant's transactions by card and currency (the working table `cardTransactions`), each
+ * group counting its `transactions`: the findings are the transactions of the orphan groups.
+ */
 const CANDIDATES = `candidates AS (
-  SELECT t.transaction_id, t.card_id, t.trade_no, t.currency, m.answer,
+  SELECT s.card_id, s.currency, s.transactions, m.answer,
          CASE
            WHEN c.card_id IS NOT NULL THEN NULL
            WHEN m.answer IS NULL THEN 'card not listed and not yet asked for (/cards/info)'
            WHEN m.answer = 'found' THEN 'card found by /cards/info but not mirrored as the merchant''s'
          END AS reason,
          c.card_id IS NULL AND m.answer = 'not_found' AS orphan
-  FROM transactions t
-  LEFT JOIN cards c ON c.card_id = t.card_id AND c.merchant_id = t.merchant_id
-  LEFT JOIN missing_cards m ON m.card_id = t.card_id AND m.merchant_id = t.merchant_id
-  WHERE t.merchant_id = @merchantId
+  FROM ${CARD_TRANSACTIONS_TABLE} s
+  LEFT JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = @merchantId
+  LEFT JOIN missing_cards m ON m.card_id = s.card_id AND m.merchant_id = @merchantId
 )`;
 
 /**
@@ -27,13 +31,18 @@ export const orphanTransaction: Check = {
   code: CODE,
   severity: 'error',
   description: "a transaction whose card is not one of the merchant's cards (/cards/info: 404)",
+  uses: ['cardTransactions'],
   run({ db, merchantId }: CheckContext) {
     const params = { merchantId };
     const rows = db
       .prepare(
         `WITH ${CANDIDATES}
-         SELECT transaction_id AS transactionId, card_id AS cardId, trade_no AS tradeNo, currency
-         FROM candidates WHERE reason IS NULL AND orphan ORDER BY transaction_id`,
+         SELECT t.transaction_id AS transactionId, t.card_id AS cardId, t.trade_no AS tradeNo,
+                t.currency
+         FROM candidates s CROSS JOIN transactions t
+         WHERE s.reason IS NULL AND s.orphan
+           AND t.card_id = s.card_id AND t.merchant_id = @merchantId AND t.currency = s.currency
+         ORDER BY t.transaction_id`,
       )
       .all(params) as {
       transactionId: string;
@@ -51,7 +60,7 @@ export const orphanTransaction: Check = {
       }),
     );
     const coverage = new CoverageTally()
-      .addGrouped('transactions', reasonCounts(db, CANDIDATES, params))
+      .addGrouped('transactions', reasonCounts(db, CANDIDATES, params, 'transactions'))
       .result(CODE, merchantId);
     return { findings, coverage };
   },

@@ -1,12 +1,12 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
-import { FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { JOURNAL_CTE } from '../journal-sql.js';
 import { reasonCounts } from '../reason-counts.js';
 
 const CODE = 'UNJOURNALED_CARD';
 
-const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+const CANDIDATES = `${JOURNAL_CTE},
 issued AS (
   SELECT DISTINCT fee_card_id AS card_id FROM journal
   WHERE kind = 'ISSUE' AND unlinkable IS NULL AND fee_card_id IS NOT NULL
@@ -27,6 +27,7 @@ export const unjournaledCard: Check = {
   code: CODE,
   severity: 'info',
   description: 'a card with no linked ISSUE order in the journal: its balance cannot be checked',
+  uses: ['journal'],
   run({ db, merchantId, range }: CheckContext) {
     const params = { merchantId, start: range.start };
     const rows = db

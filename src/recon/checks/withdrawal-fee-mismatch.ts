@@ -1,14 +1,14 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
-import { FEE_RECORDS_CTE, JOURNAL_CTE } from '../journal-sql.js';
+import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 import { OUTCOME_REASONS } from './outcome-reasons.js';
 
 const CODE = 'WITHDRAWAL_FEE_MISMATCH';
 
-const CANDIDATES = `${FEE_RECORDS_CTE}, ${JOURNAL_CTE},
+const CANDIDATES = `${JOURNAL_CTE},
 candidates AS (
   SELECT j.order_no, j.merchant_order_no, j.fee_id, j.fee_card_id, j.fee_amount_minor,
          j.fee_currency, j.amount, j.currency,
@@ -21,6 +21,7 @@ export const withdrawalFeeMismatch: Check = {
   code: CODE,
   severity: 'error',
   description: 'the COMPLETED FEE of a WITHDRAW order is not 0',
+  uses: ['journal'],
   run({ db, merchantId, settings }: CheckContext) {
     const params = { merchantId };
     const rows = db
