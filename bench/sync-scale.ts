@@ -280,7 +280,7 @@ async function measure(): Promise<Measurements> {
   });
   progress(
     `1M: reconcile ${secs(recon.reconcileSeconds)} (inside ${secs(recon.reconcileInnerSeconds)}), ` +
-      `grouped pass ${secs(recon.groupedPassSeconds)}, import ${secs(recon.importSeconds)}: ` +
+      `grouped pass ${secs(recon.groupedPassSeconds)} (scan ${secs(recon.groupedScanSeconds)}), import ${secs(recon.importSeconds)}: ` +
       `${recon.transactions} transactions, ${recon.cards} cards, ${recon.orders} orders, ${recon.findings} findings`,
   );
   await cleanUp();
@@ -330,6 +330,7 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
   const label = `${count(m.world.transactions)} transactions, ${count(m.world.cards)} cards`;
   const sb = m.sandboxCpu;
   const reconRatio = m.recon.reconcileInnerSeconds / m.recon.groupedPassSeconds;
+  const reconScanRatio = m.recon.reconcileInnerSeconds / m.recon.groupedScanSeconds;
   const sections: ResultSection[] = [
     {
       title: `1. full sync (${label}; generated in ${secs(m.world.generationSeconds)})`,
@@ -397,14 +398,18 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
           figure: `${secs(m.recon.reconcileSeconds)}; ${secs(m.recon.reconcileInnerSeconds)}  ${count(m.recon.findings)} findings`,
         },
         {
-          measure: 'one grouped SQL pass over transactions',
-          figure: secs(m.recon.groupedPassSeconds),
+          measure: 'one grouped SQL pass over transactions (as planned; forced scan)',
+          figure: `${secs(m.recon.groupedPassSeconds)}; ${secs(m.recon.groupedScanSeconds)}`,
         },
         {
-          measure: 'reconcile (inside) / grouped pass',
+          measure: 'reconcile (inside) / grouped pass as planned',
           figure: `${reconRatio.toFixed(2)}x`,
           goal: '<= 5.00x',
           met: reconRatio <= 5,
+        },
+        {
+          measure: 'reconcile (inside) / grouped pass, forced scan',
+          figure: `${reconScanRatio.toFixed(2)}x`,
         },
         { measure: 'orders import (journal CSV)', figure: secs(m.recon.importSeconds) },
       ],
@@ -471,7 +476,12 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
       shareOfFull: share,
       goal: 0.05,
     },
-    recon: { ...m.recon, ratioToGroupedPass: reconRatio, goal: 5 },
+    recon: {
+      ...m.recon,
+      ratioToGroupedPass: reconRatio,
+      ratioToGroupedScan: reconScanRatio,
+      goal: 5,
+    },
     peakRssMiB: { at1M: rss1, at3M: rss3 ?? null, goal: RSS_GOAL_MIB },
     big: m.big ? { world: m.big.world, ...summary(m.big.run) } : null,
     sandboxCpuSeconds: m.sandboxCpu,

@@ -98,7 +98,7 @@ export const cardBalanceMismatch: Check = {
          SELECT card_id AS cardId, status, balance_minor AS balance, currency,
                 observed_at AS observedAt, expected, orders, counted, later, reason,
                 reason IS NULL AND abs(balance_minor - expected) > @tolerance AS mismatch
-         FROM candidates ORDER BY card_id`,
+         FROM candidates`,
       )
       .iterate({
         merchantId,

@@ -64,7 +64,7 @@ export const depositFeeMismatch: Check = {
                 fee_card_id AS cardId, fee_amount_minor AS charged,
                 coalesce(fee_currency, currency) AS currency, amount, amount_minor AS amountMinor,
                 card_offering_id AS offeringId, deposit_fee_percent AS percent, reason
-         FROM candidates ORDER BY order_no`,
+         FROM candidates`,
       )
       .iterate({ merchantId }) as IterableIterator<Candidate>;
     for (const row of rows) {

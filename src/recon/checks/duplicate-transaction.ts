@@ -9,7 +9,7 @@ const CODE = 'DUPLICATE_TRANSACTION';
 const CANDIDATES = `candidates AS (
   SELECT transaction_id,
          CASE WHEN amount_minor IS NULL THEN 'amount too precise for its currency (PRECISION_VIOLATION)' END AS reason
-  FROM transactions WHERE merchant_id = @merchantId AND status <> 'DECLINED'
+  FROM transactions NOT INDEXED WHERE merchant_id = @merchantId AND status <> 'DECLINED'
 )`;
 
 /**

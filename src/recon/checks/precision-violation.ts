@@ -27,7 +27,7 @@ export const precisionViolation: Check = {
       .prepare(
         `SELECT transaction_id AS transactionId, card_id AS cardId, trade_no AS tradeNo, amount,
                 amount_minor AS amountMinor, fee, fee_minor AS feeMinor, currency
-         FROM transactions
+         FROM transactions NOT INDEXED
          WHERE merchant_id = ? AND (amount_minor IS NULL OR fee_minor IS NULL)
          ORDER BY transaction_id`,
       )
