@@ -11,7 +11,7 @@ export function formatSyncSummary(result: SyncResult, mirrorFile: string): strin
       `  ${m.source} (${m.merchantId ?? 'unknown merchant'}): ${m.outcome}` +
         ` · cards ${m.cards.fetched} (${m.cards.inserted} new, ${m.cards.updated} changed)` +
         ` · transactions ${t.fetched} read in ${t.windows} windows (${t.inserted} new, ${t.updated} changed)` +
-        ` · unsettled re-checked ${m.unsettled.watched}` +
+        ` · old rows moved ${m.unsettled.changed} (count audit: ${m.audit.queries} requests)` +
         ` · orphans ${m.missingCards.orphans}` +
         ` · quarantined ${m.cards.quarantined + t.quarantined + m.offerings.quarantined}`,
     );

@@ -1,5 +1,6 @@
+import type { TransactionStatus } from '../contract/index.js';
 import type { MerchantSyncContext } from './sync-context.js';
-import type { TransactionCounts } from './sync-result.js';
+import type { TransactionCounts, UnsettledCounts } from './sync-result.js';
 import { canSplit, isoTime, splitRange, type TimeRange } from './time-range.js';
 import { syncWindows } from './transaction-sync.js';
 
@@ -7,19 +8,41 @@ import { syncWindows } from './transaction-sync.js';
 export interface AuditCounts {
   /** Count requests sent. */
   queries: number;
-  /** Ranges read again because the upstream counted more rows than the mirror holds. */
+  /** Ranges read again because their counts differed. */
   reread: number;
   /** Ranges where the mirror holds rows the upstream no longer counts. */
   surplus: number;
 }
 
+/** How many rows a side holds in a range, and how many of them are PENDING or COMPLETED. */
+interface Tally {
+  readonly rows: number;
+  readonly pending: number;
+  readonly completed: number;
+}
+
+/** The upstream's counts asked for per range: every row, then each status that may still move. */
+const STATUS_FILTERS: readonly (TransactionStatus | undefined)[] = [
+  undefined,
+  'PENDING',
+  'COMPLETED',
+];
+
 const MAX_ROUNDS = 3;
+
+/** Rows a page holds when the upstream does not say otherwise. */
+const PAGE_ROWS = 100;
 
 /**
  * Close a merchant's sync by holding the mirror's counts against the upstream's over the whole
- * synced range: one request when they agree. Where the upstream counts more (a row posted late
- * into a range already read, even during this run), the range is halved until it is small,
- * then read again, so a missing row costs O(log n) count requests instead of a full re-read.
+ * synced range: per range, how many transactions, how many PENDING and how many COMPLETED
+ * (three `limit=1` requests). When all three agree, nothing in the range changed: statuses only
+ * move forward (PENDING, then COMPLETED, then SETTLED; DECLINED from PENDING; reference-model
+ * section 4), so any move changes the PENDING or the COMPLETED count or both, and a row posted
+ * late changes the row count. Where they differ, the range is halved until it is small for the
+ * changes it holds, then read again (the upsert writes the new statuses and rows). So a night
+ * whose old rows did not move costs three requests, whatever the history, and each change costs
+ * O(log n) of them. This is also how status changes of rows older than the lookback are caught.
  *
  * Counts compare the mirror over both `[start, end]` and `[start - 1, end + 1]`, so the check
  * holds whether or not the upstream's time filters are inclusive.
@@ -29,29 +52,52 @@ export async function auditCounts(
   merchantId: string,
   range: TimeRange,
   counts: TransactionCounts,
-): Promise<AuditCounts> {
-  const result: AuditCounts = { queries: 0, reread: 0, surplus: 0 };
-  // Records quarantined by this run count as present: they were read, and reading them again
-  // would not help. One quarantined by an earlier run is read again, in case it was repaired.
-  const count = context.writers.db.prepare(
-    `SELECT (SELECT count(*) FROM transactions
-              WHERE merchant_id = @merchantId AND created_at BETWEEN @start AND @end)
-          + (SELECT count(*) FROM quarantine
-              WHERE merchant_id = @merchantId AND resource = 'transactions'
-                AND resolved_at IS NULL AND last_run_id = @runId
-                AND json_extract(raw_json, '$.createdAt') BETWEEN @start AND @end
-                AND record_id NOT IN (SELECT transaction_id FROM transactions)) AS n`,
-  );
-  const mirrored = (start: number, end: number) =>
-    (
-      count.get({
-        merchantId,
-        runId: context.runId,
-        start: isoTime(start),
-        end: isoTime(end),
-      }) as { n: number }
-    ).n;
-  const rowsPerWindow = context.settings.maxPagesPerWindow * 100;
+): Promise<{ audit: AuditCounts; unsettled: UnsettledCounts }> {
+  const audit: AuditCounts = { queries: 0, reread: 0, surplus: 0 };
+  // Counting a long range in the mirror takes a while (about 0.3 s a million rows): each range's
+  // tally is kept until a read changes the mirror.
+  const count = mirrorTally(context, merchantId);
+  let tallies = new Map<string, Tally>();
+  const mirrored = (start: number, end: number): Tally => {
+    const at = `${start}-${end}`;
+    let tally = tallies.get(at);
+    if (tally === undefined) {
+      tally = count(start, end);
+      tallies.set(at, tally);
+    }
+    return tally;
+  };
+  const whole = mirrored(range.start, range.end);
+  const unsettled: UnsettledCounts = {
+    outcome: 'done',
+    watched: whole.pending + whole.completed,
+    changed: 0,
+    vanished: 0,
+  };
+  const updatedBefore = counts.updated;
+  const upstream = async (r: TimeRange): Promise<Tally> => {
+    const totals = await Promise.all(
+      STATUS_FILTERS.map(async (status) => {
+        const page = await context.api.listTransactions(
+          {
+            startTime: isoTime(r.start - 1),
+            endTime: isoTime(r.end + 1),
+            ...(status ? { status } : {}),
+            page: 1,
+            limit: 1,
+          },
+          { signal: context.signal },
+        );
+        return page.pagination.total;
+      }),
+    );
+    audit.queries += totals.length;
+    const [rows = 0, pending = 0, completed = 0] = totals;
+    return { rows, pending, completed };
+  };
+  const leafRows = context.settings.maxPagesPerWindow * PAGE_ROWS;
+  const surplusSeen = new Set<string>();
+  const surplusRanges: TimeRange[] = [];
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     let level: TimeRange[] = [range];
     const reread: TimeRange[] = [];
@@ -59,38 +105,136 @@ export async function auditCounts(
       const next: TimeRange[] = [];
       await Promise.all(
         level.map(async (r) => {
-          const page = await context.api.listTransactions(
-            { startTime: isoTime(r.start - 1), endTime: isoTime(r.end + 1), page: 1, limit: 1 },
-            { signal: context.signal },
+          const up = await upstream(r);
+          const narrow = mirrored(r.start, r.end);
+          const wide = plus(
+            narrow,
+            plus(mirrored(r.start - 1, r.start - 1), mirrored(r.end + 1, r.end + 1)),
           );
-          result.queries += 1;
-          const upstream = page.pagination.total;
-          const wide = mirrored(r.start - 1, r.end + 1);
-          if (upstream < mirrored(r.start, r.end)) result.surplus += 1;
-          if (upstream <= wide) return;
-          if (upstream <= rowsPerWindow || !canSplit(r)) reread.push(r);
-          else next.push(...splitRange(r, 2));
+          if (same(up, narrow) || same(up, wide)) return;
+          const surplus = up.rows < narrow.rows;
+          // Read a range once it is small, or once its changes are dense (a page or less per
+          // change: halving it further would cost more requests than reading it). Sparse
+          // changes are halved towards: a night's settlements sit in a few days of history.
+          const changes = changesBetween(up, up.rows >= wide.rows ? wide : narrow);
+          const small = up.rows <= leafRows || up.rows <= changes * PAGE_ROWS || !canSplit(r);
+          if (!small) next.push(...splitRange(r, 2));
+          else if (!surplus) reread.push(r);
+          else if (!surplusSeen.has(key(r))) {
+            // The upstream no longer counts rows the mirror holds: read the range once (its other
+            // rows may have moved) and report it; reading it again would not bring them back.
+            surplusSeen.add(key(r));
+            surplusRanges.push(r);
+            reread.push(r);
+          }
         }),
       );
       level = next;
     }
     if (reread.length === 0) break;
-    result.reread += reread.length;
+    audit.reread += reread.length;
     context.logger.info(
       { merchantId, ranges: reread.length, round },
-      'count check found rows posted late; reading them',
+      'count check found rows posted late or moved; reading them',
     );
-    await syncWindows(
+    const read = await syncWindows(
       context,
       merchantId,
       reread.map((r) => ({ kind: 'audit', range: r, markDone: false })),
       counts,
+      { collectIds: surplusRanges.length > 0 },
     );
+    tallies = new Map();
+    if (read.seen)
+      unsettled.vanished += vanishedRows(context, merchantId, surplusRanges, read.seen);
+    surplusRanges.length = 0;
   }
-  if (result.surplus > 0)
+  audit.surplus = surplusSeen.size;
+  unsettled.changed = counts.updated - updatedBefore;
+  if (audit.surplus > 0)
     context.logger.warn(
-      { merchantId, ranges: result.surplus },
+      { merchantId, ranges: audit.surplus, vanished: unsettled.vanished },
       'the mirror holds transactions the upstream no longer counts',
     );
-  return result;
+  return { audit, unsettled };
+}
+
+/**
+ * The mirror's tally over `[start, end]`, read from `transactions_by_time` alone. Records
+ * quarantined by this run count as present, with the status their raw JSON gives: they were
+ * read, and reading them again would not help. One quarantined by an earlier run is read again,
+ * in case it was repaired.
+ */
+function mirrorTally(
+  context: MerchantSyncContext,
+  merchantId: string,
+): (start: number, end: number) => Tally {
+  const statement = context.writers.db.prepare(
+    `SELECT count(*) AS rows, coalesce(sum(status = 'PENDING'), 0) AS pending,
+            coalesce(sum(status = 'COMPLETED'), 0) AS completed
+     FROM (
+       SELECT status FROM transactions
+       WHERE merchant_id = @merchantId AND created_at BETWEEN @start AND @end
+       UNION ALL
+       SELECT json_extract(raw_json, '$.status') FROM quarantine
+       WHERE merchant_id = @merchantId AND resource = 'transactions' AND resolved_at IS NULL
+         AND last_run_id = @runId
+         AND json_extract(raw_json, '$.createdAt') BETWEEN @start AND @end
+         AND record_id NOT IN (SELECT transaction_id FROM transactions)
+     )`,
+  );
+  return (start, end) =>
+    statement.get({
+      merchantId,
+      runId: context.runId,
+      start: isoTime(start),
+      end: isoTime(end),
+    }) as Tally;
+}
+
+/** Mirrored rows of `ranges` that the reading did not see: the upstream no longer shows them. */
+function vanishedRows(
+  context: MerchantSyncContext,
+  merchantId: string,
+  ranges: readonly TimeRange[],
+  seen: ReadonlySet<string>,
+): number {
+  const ids = context.writers.db
+    .prepare(
+      `SELECT transaction_id FROM transactions
+       WHERE merchant_id = ? AND created_at BETWEEN ? AND ?`,
+    )
+    .pluck();
+  let vanished = 0;
+  for (const r of ranges)
+    for (const id of ids.iterate(merchantId, isoTime(r.start), isoTime(r.end)) as Iterable<string>)
+      if (!seen.has(id)) vanished += 1;
+  return vanished;
+}
+
+/**
+ * The fewest row changes that turn tally `from` into `to`: rows posted late, plus status moves.
+ * A move from PENDING lowers `pending` by one; one to or from COMPLETED moves `completed` by one.
+ */
+function changesBetween(to: Tally, from: Tally): number {
+  return (
+    Math.abs(to.rows - from.rows) +
+    Math.max(Math.abs(to.pending - from.pending), Math.abs(to.completed - from.completed))
+  );
+}
+
+function plus(a: Tally, b: Tally): Tally {
+  return {
+    rows: a.rows + b.rows,
+    pending: a.pending + b.pending,
+    completed: a.completed + b.completed,
+  };
+}
+
+function same(a: Tally, b: Tally): boolean {
+  return a.rows === b.rows && a.pending === b.pending && a.completed === b.completed;
+}
+
+function key(r: TimeRange): string {
+  return `${r.start}-${r.end}`;
 }

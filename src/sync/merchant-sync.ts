@@ -7,7 +7,6 @@ import type { MerchantSyncContext } from './sync-context.js';
 import { emptyMerchantResult, type MerchantSyncResult, type SyncOutcome } from './sync-result.js';
 import { isoTime } from './time-range.js';
 import { syncWindows } from './transaction-sync.js';
-import { refreshUnsettled } from './unsettled-refresh.js';
 import { planWindows } from './window-plan.js';
 
 /** How far past the upstream's clock the tail window reaches, for clock skew. */
@@ -25,7 +24,8 @@ export interface MerchantSyncOptions {
  * Sync one merchant: cards first (the first page names the merchant), then offerings and
  * balance, the rest of the cards, the transaction windows up to the cutoff, a tail window up
  * to the upstream's present (so every transaction that the card balances already reflect is
- * mirrored), the unsettled re-check and the missing cards. Never throws for upstream
+ * mirrored), the count audit (late postings and status changes of older rows) and the missing
+ * cards. Never throws for upstream
  * failures: they end the merchant's sync with an outcome and what landed stays.
  */
 export async function syncMerchant(
@@ -75,15 +75,10 @@ export async function syncMerchant(
     );
     counts.outcome = 'done';
 
-    step = 'unsettled';
-    const lookbackStart = plan.at(-1)?.range.start ?? cutoff;
-    result.unsettled = await refreshUnsettled(context, merchantId, lookbackStart, counts);
     step = 'count check';
-    const historyRange = { start, end: cutoff };
-    result.audit = {
-      outcome: 'done',
-      ...(await auditCounts(context, merchantId, historyRange, counts)),
-    };
+    const checked = await auditCounts(context, merchantId, { start, end: cutoff }, counts);
+    result.audit = { outcome: 'done', ...checked.audit };
+    result.unsettled = checked.unsettled;
     step = 'missing cards';
     result.missingCards = await checkMissingCards(context, merchantId);
     context.writers.atomically(() =>

@@ -17,7 +17,7 @@ export interface WindowJob {
 
 /** What a batch of windows brought back, beyond the counts. */
 export interface WindowBatchResult {
-  /** Every transaction id read, when asked for (the unsettled re-check needs them). */
+  /** Every transaction id read, when asked for (the count audit needs them to name vanished rows). */
   readonly seen: Set<string> | null;
 }
 

@@ -6,7 +6,7 @@ import { screenTransactions } from './record-screen.js';
 import { isoTime, mergeRanges, type TimeRange } from './time-range.js';
 
 /** What kind of work a window was, as the run record shows it. */
-export type WindowKind = 'history' | 'lookback' | 'tail' | 'unsettled' | 'card-range' | 'audit';
+export type WindowKind = 'history' | 'lookback' | 'tail' | 'audit';
 
 /**
  * A window read and ready to land. Plain data only: it crosses to the writer thread by

@@ -10,7 +10,7 @@ export interface TransactionLister {
   ): Promise<PageResult<Transaction>>;
 }
 
-/** Filters besides the time range (the unsettled re-check and card lookups use them). */
+/** Filters besides the time range: a window can be narrowed to a card, a type or a status. */
 export type WindowFilter = Pick<ListTransactionsQuery, 'cardId' | 'type' | 'status'>;
 
 /** A window to read: a time range and optional filters. */

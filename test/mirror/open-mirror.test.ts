@@ -329,6 +329,7 @@ describe('openMirror', () => {
       { version: 2, name: 'orders' },
       { version: 3, name: 'findings' },
       { version: 4, name: 'analyst_views' },
+      { version: 5, name: 'status_counts' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
