@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigError } from './config-error.js';
 import { type ConfigFile, ConfigFileSchema } from './config-file-schema.js';
 import { jsonErrorOffset } from './json-error-offset.js';
@@ -14,11 +14,19 @@ export interface LoadedConfigFile {
   readonly content: ConfigFile;
 }
 
-// verbose: the failing schema's `description` becomes the message. The data Ajv then attaches
-// is never printed as is: a string in the wrong field could be a key.
-const validate = new Ajv({ allErrors: false, verbose: true, strict: true }).compile<ConfigFile>(
-  ConfigFileSchema,
-);
+let compiled: ValidateFunction<ConfigFile> | undefined;
+
+/**
+ * The config file's validator, compiled when a file is first read (most runs have none).
+ * verbose: the failing schema's `description` becomes the message. The data Ajv then attaches
+ * is never printed as is: a string in the wrong field could be a key.
+ */
+function configValidator(): ValidateFunction<ConfigFile> {
+  compiled ??= new Ajv({ allErrors: false, verbose: true, strict: true }).compile<ConfigFile>(
+    ConfigFileSchema,
+  );
+  return compiled;
+}
 
 /** `/merchants/1/apiKeyFile` as `merchants[1].apiKeyFile`; the root is `config file`. */
 function keyPath(instancePath: string, child?: string): string {
@@ -126,6 +134,7 @@ export async function readConfigFile(path: string): Promise<LoadedConfigFile> {
     throw new ConfigError('config file', `expected JSON in ${path}, ${parseFault(text)}`);
   }
   refuseInlineKeys(parsed);
+  const validate = configValidator();
   if (!validate(parsed)) {
     const first = validate.errors?.[0];
     throw first

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import type { Kysely } from 'kysely';
 import { type MigrationReport, migrateMirror } from './migrations.js';
 import { MirrorError } from './mirror-error.js';
 import type { MirrorDatabase } from './mirror-schema.js';
@@ -11,7 +11,11 @@ import type { SqliteDatabase } from './sqlite-database.js';
 export interface Mirror {
   readonly file: string;
   readonly db: SqliteDatabase;
-  readonly kysely: Kysely<MirrorDatabase>;
+  /**
+   * Kysely over the same connection, typed by mirror-schema.ts. Loaded on first use: the sync
+   * and its writer thread never need it, and it costs them about 7 MiB each.
+   */
+  kysely(): Promise<Kysely<MirrorDatabase>>;
   readonly migration: MigrationReport;
   close(): Promise<void>;
 }
@@ -53,14 +57,20 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
     db.pragma(`cache_size = ${-(options.cacheKiB ?? 16_384)}`);
     db.pragma('temp_store = MEMORY');
     const migration = migrateMirror(db);
-    const kysely = new Kysely<MirrorDatabase>({ dialect: new SqliteDialect({ database: db }) });
+    let kysely: Promise<Kysely<MirrorDatabase>> | undefined;
     return {
       file,
       db,
-      kysely,
+      kysely: () => {
+        kysely ??= import('kysely').then(
+          ({ Kysely, SqliteDialect }) =>
+            new Kysely<MirrorDatabase>({ dialect: new SqliteDialect({ database: db }) }),
+        );
+        return kysely;
+      },
       migration,
       close: async () => {
-        await kysely.destroy();
+        if (kysely) await (await kysely).destroy();
         if (db.open) db.close();
       },
     };

@@ -297,7 +297,7 @@ describe('openMirror', () => {
 
   it('lets kysely select, typed, from every table', async () => {
     const mirror = temp.open();
-    const k = mirror.kysely;
+    const k = await mirror.kysely();
     const results = await Promise.all([
       k.selectFrom('merchants').select(['merchant_id', 'currency']).execute(),
       k.selectFrom('offerings').select(['id', 'version', 'issuance_fee_minor']).execute(),
