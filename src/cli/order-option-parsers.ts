@@ -1,4 +1,4 @@
-import { CARD_STATUSES, type CardStatus } from '../contract/index.js';
+import { CARD_STATUSES, type CardStatus } from '../contract/card-statuses.js';
 import { isMerchantOrderNo } from '../journal/merchant-order-no.js';
 import { checkOrderAmount } from '../journal/order-amount.js';
 import { currencyExponent } from '../money/currency.js';

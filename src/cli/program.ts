@@ -15,7 +15,12 @@ import { registerScheduleCommand } from './commands/schedule-command.js';
 import { registerSyncCommand } from './commands/sync-command.js';
 import { EXIT, ExitError } from './exit-codes.js';
 
-/** The `cardsync` command tree. */
+/**
+ * The `cardsync` command tree. Registering a command loads only its names, options and help;
+ * its action imports the module doing the work (src/cli/actions/) when it runs, so `--help` or
+ * one command never pays for the memory of the others' dependencies (the nightly `sync` runs
+ * under an RSS budget). test/cli/startup-modules.test.ts checks what start-up loads.
+ */
 export function buildProgram(io: CliIo): Command {
   const program = new Command('cardsync')
     .description(

@@ -1,17 +1,7 @@
 import { type Static, Type } from 'typebox';
+import { CARD_STATUSES } from './card-statuses.js';
 
-/** Card statuses, as the interface lists them. */
-export const CARD_STATUSES = [
-  'PENDING',
-  'ACTIVE',
-  'FREEZING',
-  'FROZEN',
-  'UNFREEZING',
-  'CANCELLING',
-  'CANCELLED',
-  'FAILED',
-  'BLOCKED',
-] as const;
+export { CARD_STATUSES };
 export const CardStatus = Type.Enum(CARD_STATUSES);
 export type CardStatus = Static<typeof CardStatus>;
 

@@ -16,6 +16,12 @@ export {
   type SubmitOptions,
 } from './order-desk.js';
 export { OrderDeskError, type OrderDeskErrorCode } from './order-desk-error.js';
-export { type ImportOptions, type ImportResult, importOrderFile } from './order-import.js';
+export {
+  type ImportBytesOptions,
+  type ImportOptions,
+  type ImportResult,
+  importOrderBytes,
+  importOrderFile,
+} from './order-import.js';
 export { OrderImportError, type OrderImportErrorCode } from './order-import-error.js';
 export { type JournaledOrder, OrderJournal } from './order-journal.js';

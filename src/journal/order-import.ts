@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import type { ReadStream } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import { inAsyncTransaction } from './async-transaction.js';
 import type { ImportIssue } from './import-issue.js';
-import { type JournalCsvRow, readJournalCsv } from './journal-csv.js';
+import { ImportStaging, type StagingClash } from './import-staging.js';
+import { readJournalCsv } from './journal-csv.js';
 import { journalDifferences } from './journal-differences.js';
-import type { JournalEntry } from './journal-entry.js';
 import { checkJournalRow } from './journal-row-check.js';
 import { OrderImportError } from './order-import-error.js';
 import { type JournaledOrder, OrderJournal } from './order-journal.js';
@@ -17,6 +19,12 @@ export interface ImportOptions {
   readonly merchantId: string;
   /** The clock for `created_at` / `updated_at` (default the system clock). */
   readonly now?: () => Date;
+}
+
+/** Options of {@link importOrderBytes}. */
+export interface ImportBytesOptions extends ImportOptions {
+  /** The journal's bytes; `file` is then only its name, for messages and `import_file`. */
+  readonly bytes: AsyncIterable<Uint8Array>;
 }
 
 /** What an import did. */
@@ -34,123 +42,196 @@ export interface ImportResult {
   readonly warnings: readonly ImportIssue[];
 }
 
-/** A valid row that is not yet known to agree with the journal. */
-interface Candidate {
-  readonly line: number;
-  readonly entry: JournalEntry;
-}
-
 /**
- * Import a merchant's order journal file into the `orders` table, all or nothing: in one
- * SQLite transaction, each new row as `IMPORTED` (source `import`). Importing the same file
- * again changes nothing (its rows count as `unchanged`). The file is refused whole, nothing
- * written, when any line is invalid or contradicts an order already journaled under its
- * merchantOrderNo; the error lists every offending line with its reason, in line order.
+ * Import a merchant's order journal file into the `orders` table, all or nothing: each new row
+ * as `IMPORTED` (source `import`), in one SQLite transaction. Importing the same file again
+ * changes nothing (its rows count as `unchanged`). The file is refused whole, nothing written,
+ * when any line is invalid or contradicts an order already journaled under its merchantOrderNo;
+ * the error lists every offending line with its reason, in line order.
  *
  * An amount with more fractional digits than its currency is not a refusal: the text is kept,
  * `amount_minor` is left NULL for the reconciliation to report as PRECISION_VIOLATION, and the
  * line is returned in `warnings`.
  *
+ * The file is streamed, never held whole: memory stays flat whatever its length. Nothing else
+ * may use `db` until the promise settles (see {@link importOrderBytes}).
  * @example
- * const result = importOrderFile(mirror.db, { file: 'journal-mch_1.csv', merchantId: 'mch_1' });
+ * const result = await importOrderFile(mirror.db, { file: 'journal-mch_1.csv', merchantId: 'mch_1' });
  * // { rows: 1200, inserted: 1200, unchanged: 0, warnings: [], ... }
  * @throws OrderImportError IMPORT_UNREADABLE (the file cannot be read) or IMPORT_REFUSED
  *   (with `issues`, one per offending line).
  */
-export function importOrderFile(db: SqliteDatabase, options: ImportOptions): ImportResult {
+export async function importOrderFile(
+  db: SqliteDatabase,
+  options: ImportOptions,
+): Promise<ImportResult> {
   const file = resolve(options.file);
-  const now = options.now ?? (() => new Date());
-  let bytes: Buffer;
+  let handle: FileHandle;
   try {
-    bytes = readFileSync(file);
+    handle = await open(file);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new OrderImportError('IMPORT_UNREADABLE', file, `cannot read ${file} (${code})`, [], {
-      cause,
-    });
+    throw unreadable(file, cause);
   }
+  const stream = handle.createReadStream();
+  try {
+    return await importOrderBytes(db, { ...options, file, bytes: chunksOf(stream, file) });
+  } finally {
+    stream.destroy();
+  }
+}
 
-  const csv = readJournalCsv(bytes);
-  const { candidates, issues, warnings } = screenRows(csv.rows);
-  issues.unshift(...csv.issues);
-
-  const journal = new OrderJournal(db);
-  const at = now().toISOString();
-  const origin = { merchantId: options.merchantId, file: basename(file) };
-  let inserted = 0;
-  // One IMMEDIATE transaction: the journal cannot change between the comparison and the
-  // inserts, and a refusal rolls back every insert made so far.
-  journal.atomically(() => {
-    const currency = journal.merchantCurrency(options.merchantId) ?? firstCurrency(candidates);
-    for (const { line, entry } of candidates) {
-      const journaled = journal.get(entry.merchantOrderNo);
-      const problem =
-        currencyProblem(line, entry, currency) ??
-        journalProblem(journal, journaled, line, entry, options.merchantId);
-      if (problem) issues.push(problem);
-      else if (!journaled && issues.length === 0) {
-        journal.insertImported(entry, { ...origin, line }, at);
-        inserted += 1;
+/**
+ * {@link importOrderFile} for a journal's bytes as they stream in. Two steps:
+ *
+ * 1. Each row is checked as it comes and staged in a TEMP table (import-staging.ts), which
+ *    also finds the merchantOrderNo and orderNo repeated within the file. This takes no lock
+ *    on the mirror: a sync may write meanwhile.
+ * 2. One IMMEDIATE transaction then holds the staged rows against the journal as it stands
+ *    (currency, contradictions, orderNo already carried), set-wise in SQL, and either refuses
+ *    the file or inserts the new rows, so the journal cannot change between the comparison and
+ *    the inserts.
+ *
+ * Step 1 is a transaction on the TEMP table that spans awaits: nothing else may use `db` until
+ * the promise settles, or it would run inside it.
+ * @throws OrderImportError IMPORT_REFUSED; and whatever `bytes` throws.
+ */
+export async function importOrderBytes(
+  db: SqliteDatabase,
+  options: ImportBytesOptions,
+): Promise<ImportResult> {
+  const { file, merchantId } = options;
+  const now = options.now ?? (() => new Date());
+  const issues: ImportIssue[] = [];
+  const warnings: ImportIssue[] = [];
+  let rows = 0;
+  let candidates = 0;
+  const staging = ImportStaging.open(db);
+  try {
+    await inAsyncTransaction(db, 'DEFERRED', async () => {
+      for await (const item of readJournalCsv(options.bytes)) {
+        if (item.kind === 'issue') {
+          // Not text: whatever else was found in it means nothing.
+          if (item.issue.code === 'NOT_UTF8') throw refusal(file, [item.issue]);
+          issues.push(item.issue);
+          continue;
+        }
+        const { line, values } = item.row;
+        rows += 1;
+        const checked = checkJournalRow(item.row);
+        issues.push(...checked.issues);
+        warnings.push(...checked.warnings);
+        const clash = staging.stage(line, values.merchantOrderNo, checked.entry);
+        if (clash) issues.push(repeated(line, values.merchantOrderNo, clash));
+        else if (checked.entry) candidates += 1;
       }
-    }
-    if (issues.length > 0) throw refusal(file, issues);
+    });
+
+    const journal = new OrderJournal(db);
+    const inserted = journal.atomically(() => {
+      const currency = journal.merchantCurrency(merchantId) ?? staging.firstCurrency();
+      for (const issue of journalIssues(staging, merchantId, currency)) issues.push(issue);
+      if (issues.length > 0) throw refusal(file, issues);
+      return staging.insertNew({ merchantId, file: basename(file) }, now().toISOString());
+    });
+    return { file, merchantId, rows, inserted, unchanged: candidates - inserted, warnings };
+  } finally {
+    staging.close();
+  }
+}
+
+async function* chunksOf(stream: ReadStream, file: string): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of stream) yield chunk as Buffer;
+  } catch (cause) {
+    throw unreadable(file, cause);
+  }
+}
+
+function unreadable(file: string, cause: unknown): OrderImportError {
+  const code = (cause as NodeJS.ErrnoException).code ?? 'unknown error';
+  return new OrderImportError('IMPORT_UNREADABLE', file, `cannot read ${file} (${code})`, [], {
+    cause,
   });
+}
+
+/** A row repeating an earlier line of the file. */
+function repeated(line: number, merchantOrderNo: string, clash: StagingClash): ImportIssue {
+  if (clash.field === 'orderNo')
+    return duplicateOrderNo(
+      line,
+      merchantOrderNo,
+      clash.orderNo,
+      `line ${clash.line} (${clash.merchantOrderNo})`,
+    );
   return {
-    file,
-    merchantId: options.merchantId,
-    rows: csv.records,
-    inserted,
-    unchanged: candidates.length - inserted,
-    warnings,
+    line,
+    code: 'DUPLICATE_IN_FILE',
+    field: 'merchantOrderNo',
+    merchantOrderNo,
+    reason: `merchantOrderNo: ${merchantOrderNo} is already on line ${clash.line} of this file`,
   };
 }
 
-/** Check each row alone and against the rest of the file (repeated merchantOrderNo or orderNo). */
-function screenRows(rows: readonly JournalCsvRow[]): {
-  candidates: Candidate[];
-  issues: ImportIssue[];
-  warnings: ImportIssue[];
-} {
-  const issues: ImportIssue[] = [];
-  const warnings: ImportIssue[] = [];
-  const candidates: Candidate[] = [];
-  const firstLineOf = new Map<string, number>();
-  const orderNoAt = new Map<string, { line: number; merchantOrderNo: string }>();
-  for (const row of rows) {
-    const checked = checkJournalRow(row);
-    issues.push(...checked.issues);
-    warnings.push(...checked.warnings);
-    const merchantOrderNo = row.values.merchantOrderNo;
-    const first = firstLineOf.get(merchantOrderNo);
-    if (first !== undefined && merchantOrderNo !== '') {
-      issues.push({
-        line: row.line,
-        code: 'DUPLICATE_IN_FILE',
-        field: 'merchantOrderNo',
-        merchantOrderNo,
-        reason: `merchantOrderNo: ${merchantOrderNo} is already on line ${first} of this file`,
-      });
-      continue;
-    }
-    firstLineOf.set(merchantOrderNo, row.line);
-    const { entry } = checked;
-    if (!entry) continue;
-    if (entry.orderNo !== null) {
-      const earlier = orderNoAt.get(entry.orderNo);
-      if (earlier) {
-        issues.push(
-          duplicateOrderNo(row.line, entry, `line ${earlier.line} (${earlier.merchantOrderNo})`),
-        );
-        continue;
-      }
-      orderNoAt.set(entry.orderNo, { line: row.line, merchantOrderNo });
-    }
-    candidates.push({ line: row.line, entry });
+/**
+ * What the staged rows break against the journal: a currency other than the merchant's (the
+ * mirror's, else the file's first), else a contradiction of the row journaled under the same
+ * merchantOrderNo, else, for a new row, an orderNo that a journaled order carries.
+ */
+function* journalIssues(
+  staging: ImportStaging,
+  merchantId: string,
+  currency: string | undefined,
+): Generator<ImportIssue> {
+  if (currency !== undefined)
+    for (const outlier of staging.currencyOutliers(currency))
+      yield {
+        line: outlier.line,
+        code: 'CURRENCY_MISMATCH',
+        field: 'currency',
+        merchantOrderNo: outlier.merchantOrderNo,
+        reason: `currency: expected the merchant's currency ${currency} (an account has one), got ${outlier.currency}`,
+      };
+  for (const { line, entry, journaled } of staging.journaled(merchantId, currency)) {
+    const differences = journalDifferences(journaled, entry, merchantId);
+    if (differences.length > 0)
+      yield {
+        line,
+        code: 'CONTRADICTS_JOURNAL',
+        merchantOrderNo: entry.merchantOrderNo,
+        reason: `contradicts the journaled ${entry.merchantOrderNo} (${origin(journaled)}): ${differences.join('; ')}`,
+      };
   }
-  return { candidates, issues, warnings };
+  for (const held of staging.heldOrderNos(merchantId, currency))
+    yield duplicateOrderNo(
+      held.line,
+      held.merchantOrderNo,
+      held.orderNo,
+      `journaled ${held.holder}`,
+    );
 }
 
-function refusal(file: string, issues: ImportIssue[]): OrderImportError {
+function origin(journaled: JournaledOrder): string {
+  return journaled.source === 'import'
+    ? `imported from ${journaled.import_file} line ${journaled.import_line}`
+    : `submitted by cardsync, ${journaled.state}`;
+}
+
+function duplicateOrderNo(
+  line: number,
+  merchantOrderNo: string,
+  orderNo: string,
+  holder: string,
+): ImportIssue {
+  return {
+    line,
+    code: 'DUPLICATE_ORDER_NO',
+    field: 'orderNo',
+    merchantOrderNo,
+    reason: `orderNo: ${orderNo} is already the order of ${holder}`,
+  };
+}
+
+function refusal(file: string, issues: readonly ImportIssue[]): OrderImportError {
   const sorted = [...issues].sort((a, b) => a.line - b.line);
   const lines = new Set(sorted.map((i) => i.line)).size;
   return new OrderImportError(
@@ -159,62 +240,4 @@ function refusal(file: string, issues: ImportIssue[]): OrderImportError {
     `refused ${basename(file)}: ${lines === 1 ? '1 offending line' : `${lines} offending lines`}; nothing was imported`,
     sorted,
   );
-}
-
-function duplicateOrderNo(line: number, entry: JournalEntry, holder: string): ImportIssue {
-  return {
-    line,
-    code: 'DUPLICATE_ORDER_NO',
-    field: 'orderNo',
-    merchantOrderNo: entry.merchantOrderNo,
-    reason: `orderNo: ${entry.orderNo} is already the order of ${holder}`,
-  };
-}
-
-/** The currency the file's first money row names: the reference when the mirror knows none. */
-function firstCurrency(candidates: readonly Candidate[]): string | undefined {
-  return candidates.find((c) => c.entry.currency !== null)?.entry.currency ?? undefined;
-}
-
-function currencyProblem(
-  line: number,
-  entry: JournalEntry,
-  currency: string | undefined,
-): ImportIssue | undefined {
-  if (entry.currency === null || currency === undefined || entry.currency === currency)
-    return undefined;
-  return {
-    line,
-    code: 'CURRENCY_MISMATCH',
-    field: 'currency',
-    merchantOrderNo: entry.merchantOrderNo,
-    reason: `currency: expected the merchant's currency ${currency} (an account has one), got ${entry.currency}`,
-  };
-}
-
-function journalProblem(
-  journal: OrderJournal,
-  journaled: JournaledOrder | undefined,
-  line: number,
-  entry: JournalEntry,
-  merchantId: string,
-): ImportIssue | undefined {
-  if (journaled) {
-    const differences = journalDifferences(journaled, entry, merchantId);
-    if (differences.length === 0) return undefined;
-    const where =
-      journaled.source === 'import'
-        ? `imported from ${journaled.import_file} line ${journaled.import_line}`
-        : `submitted by cardsync, ${journaled.state}`;
-    return {
-      line,
-      code: 'CONTRADICTS_JOURNAL',
-      merchantOrderNo: entry.merchantOrderNo,
-      reason: `contradicts the journaled ${entry.merchantOrderNo} (${where}): ${differences.join('; ')}`,
-    };
-  }
-  if (entry.orderNo === null) return undefined;
-  const holder = journal.byOrderNo(merchantId, entry.orderNo);
-  if (!holder) return undefined;
-  return duplicateOrderNo(line, entry, `journaled ${holder.merchant_order_no}`);
 }

@@ -1,18 +1,9 @@
 import type { Statement } from 'better-sqlite3';
 import type { OrderKind, OrderState, OrdersTable } from '../mirror/mirror-schema.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
-import type { JournalEntry } from './journal-entry.js';
 
 /** A journal row as stored (sql/002_orders.sql). */
 export type JournaledOrder = OrdersTable;
-
-/** Where an imported row came from. */
-export interface ImportOrigin {
-  readonly merchantId: string;
-  /** The file's base name. */
-  readonly file: string;
-  readonly line: number;
-}
 
 /** An order about to leave: everything its SUBMITTED row holds. */
 export interface SubmittedOrder {
@@ -42,7 +33,7 @@ export class OrderJournal {
     this.#db = db;
   }
 
-  /** A statement compiled once per journal: an import runs the same few per row. */
+  /** A statement compiled once per journal, however often it runs. */
   #prepare(sql: string): Statement {
     let statement = this.#statements.get(sql);
     if (!statement) {
@@ -93,31 +84,6 @@ export class OrderJournal {
       'SELECT DISTINCT currency FROM orders WHERE merchant_id = ? AND currency IS NOT NULL LIMIT 2',
     ).all(merchantId) as { currency: string }[];
     return journaled.length === 1 ? journaled[0]?.currency : undefined;
-  }
-
-  /** Journal an imported row, `IMPORTED` from source `import`. */
-  insertImported(entry: JournalEntry, origin: ImportOrigin, at: string): void {
-    this.#prepare(
-      `INSERT INTO orders (merchant_order_no, merchant_id, kind, card_id, offering_id, amount,
-           amount_minor, currency, submitted_at, order_no, state, error_code, request_json, source,
-           import_file, import_line, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'IMPORTED', NULL, NULL, 'import', ?, ?, ?, ?)`,
-    ).run(
-      entry.merchantOrderNo,
-      origin.merchantId,
-      entry.kind,
-      entry.cardId,
-      entry.offeringId,
-      entry.amount,
-      entry.amountMinor,
-      entry.currency,
-      entry.submittedAt,
-      entry.orderNo,
-      origin.file,
-      origin.line,
-      at,
-      at,
-    );
   }
 
   /** Journal an order about to be sent, `SUBMITTED` from source `cli`. */

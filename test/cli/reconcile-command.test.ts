@@ -50,7 +50,7 @@ describe('cardsync reconcile', () => {
     expect((await w.sync()).outcome).toBe('done');
     const mirror = w.openMirror();
     try {
-      importJournals(w, mirror.db);
+      await importJournals(w, mirror.db);
     } finally {
       await mirror.close();
     }

@@ -39,9 +39,9 @@ function importFile(file: string, merchantId = 'mch_1') {
   return importOrderFile(mirror.db, { file, merchantId, now: () => NOW });
 }
 
-function refusal(file: string, merchantId = 'mch_1'): OrderImportError {
+async function refusal(file: string, merchantId = 'mch_1'): Promise<OrderImportError> {
   try {
-    importFile(file, merchantId);
+    await importFile(file, merchantId);
   } catch (error) {
     if (error instanceof OrderImportError) return error;
     throw error;
@@ -69,7 +69,7 @@ const VALID = [
 describe('importOrderFile on a valid file', () => {
   it('journals every row IMPORTED from source import, with minor units and UTC instants', async () => {
     const file = await journalFile(VALID, '\n', 'books.csv');
-    const result = importFile(file);
+    const result = await importFile(file);
     expect(result).toMatchObject({ rows: 7, inserted: 7, unchanged: 0, warnings: [] });
     expect(result.merchantId).toBe('mch_1');
     const rows = orders();
@@ -112,9 +112,9 @@ describe('importOrderFile on a valid file', () => {
 
   it('changes nothing when the same file is imported again, and says the rows were known', async () => {
     const file = await journalFile(VALID);
-    importFile(file);
+    await importFile(file);
     const before = orders();
-    const again = importOrderFile(mirror.db, {
+    const again = await importOrderFile(mirror.db, {
       file,
       merchantId: 'mch_1',
       now: () => new Date('2026-12-01T00:00:00.000Z'),
@@ -124,14 +124,14 @@ describe('importOrderFile on a valid file', () => {
   });
 
   it('adds only the new rows of a longer export, whatever the order or the amount formatting', async () => {
-    importFile(await journalFile(VALID.slice(0, 4)));
+    await importFile(await journalFile(VALID.slice(0, 4)));
     const longer = [
       HEADER,
       `mo-7,DEPOSIT,card_2,,5.00,USD,${AT},ord_7`,
       `mo-2,DEPOSIT,card_1,,25.50,USD,2026-11-20T10:00:00.000Z,ord_2`,
       ...VALID.slice(1, 3),
     ];
-    const result = importFile(await journalFile(longer));
+    const result = await importFile(await journalFile(longer));
     expect(result).toMatchObject({ rows: 4, inserted: 1, unchanged: 3 });
     expect(orders()).toHaveLength(4);
   });
@@ -148,7 +148,7 @@ describe('importOrderFile on a valid file', () => {
     ].join('\r\n');
     const file = join(dir, 'crlf.csv');
     await writeFile(file, `${text}\r\n`);
-    const error = refusal(file);
+    const error = await refusal(file);
     // The quoted field spanning lines 5-6 is reported at line 5; the next row is line 7.
     expect(error.issues.map((i) => [i.line, i.code, i.field])).toEqual([
       [5, 'INVALID_FIELD', 'cardId'],
@@ -158,7 +158,7 @@ describe('importOrderFile on a valid file', () => {
       file,
       `${[`\uFEFF${HEADER}`, `"mo-1","ISSUE","","off_1","50.00","USD","${AT}","ord_1"`, '', `"mo-""q""",DEPOSIT,"card,1",,1.00,USD,${AT},`].join('\r\n')}\r\n`,
     );
-    expect(importFile(file)).toMatchObject({ rows: 2, inserted: 2 });
+    expect(await importFile(file)).toMatchObject({ rows: 2, inserted: 2 });
     const quoted = orders().find((r) => r.merchant_order_no === 'mo-"q"');
     expect(quoted).toMatchObject({ card_id: 'card,1', import_line: 4 });
   });
@@ -168,7 +168,7 @@ describe('importOrderFile on a valid file', () => {
       'orderNo,submittedAt,currency,amount,offeringId,cardId,kind,merchantOrderNo',
       `ord_9,${AT},USD,9.99,,card_1,DEPOSIT,mo-9`,
     ]);
-    importFile(file);
+    await importFile(file);
     expect(orders()[0]).toMatchObject({
       merchant_order_no: 'mo-9',
       amount_minor: 999,
@@ -186,7 +186,7 @@ describe('importOrderFile with currencies of other exponents', () => {
       `jp-3,DEPOSIT,card_1,,1500.5,JPY,${AT},ord_2`,
       `jp-4,DEPOSIT,card_1,,1500.0,JPY,${AT},ord_3`,
     ]);
-    const result = importFile(file, 'mch_jp');
+    const result = await importFile(file, 'mch_jp');
     expect(result.inserted).toBe(4);
     expect(result.warnings.map((w) => [w.line, w.code, w.merchantOrderNo])).toEqual([
       [4, 'AMOUNT_TOO_PRECISE', 'jp-3'],
@@ -207,7 +207,7 @@ describe('importOrderFile with currencies of other exponents', () => {
       `bh-2,WITHDRAW,card_1,,0.5,BHD,${AT},ord_2`,
       `bh-3,DEPOSIT,card_1,,1.2345,BHD,${AT},ord_3`,
     ]);
-    const result = importFile(file, 'mch_bh');
+    const result = await importFile(file, 'mch_bh');
     expect(result.warnings.map((w) => w.line)).toEqual([4]);
     expect(result.warnings[0]?.reason).toMatch(/BHD allows \(3\)/);
     expect(orders().map((r) => r.amount_minor)).toEqual([12_345, 500, null]);
@@ -243,7 +243,7 @@ describe('importOrderFile refusing a file', () => {
       `bad-21,DEPOSIT,card_1,,1.00,USD,${AT}`, // 24: a field short
       `bad-22,CANCEL,,,5,,yesterday,`, // 25: three faults at once
     ]);
-    const error = refusal(file);
+    const error = await refusal(file);
     expect(error.code).toBe('IMPORT_REFUSED');
     expect(error.message).toMatch(/23 offending lines; nothing was imported/);
     expect(error.issues.map((i) => [i.line, i.code, i.field ?? null])).toEqual([
@@ -288,7 +288,7 @@ describe('importOrderFile refusing a file', () => {
     ['an unknown column', `${HEADER},note`, /unknown "note"/],
     ['a repeated column', `${HEADER},kind`, /repeated kind/],
   ])('refuses a header with %s at line 1', async (_name, header, reason) => {
-    const error = refusal(await journalFile([header, `mo-1,CANCEL,card_1,,,,${AT},`]));
+    const error = await refusal(await journalFile([header, `mo-1,CANCEL,card_1,,,,${AT},`]));
     expect(error.issues).toEqual([
       { line: 1, code: 'BAD_HEADER', reason: expect.stringMatching(reason) },
     ]);
@@ -297,17 +297,17 @@ describe('importOrderFile refusing a file', () => {
   it('refuses an empty file', async () => {
     const file = join(dir, 'empty.csv');
     await writeFile(file, '');
-    expect(refusal(file).issues).toEqual([
+    expect((await refusal(file)).issues).toEqual([
       { line: 1, code: 'BAD_HEADER', reason: expect.stringMatching(/the file is empty/) },
     ]);
   });
 
   it('accepts a header with no rows, importing nothing', async () => {
-    expect(importFile(await journalFile([HEADER]))).toMatchObject({ rows: 0, inserted: 0 });
+    expect(await importFile(await journalFile([HEADER]))).toMatchObject({ rows: 0, inserted: 0 });
   });
 
   it('stops at a broken quote, naming its line with the faults found before it', async () => {
-    const error = refusal(
+    const error = await refusal(
       await journalFile([
         HEADER,
         `mo-1,DEPOSTI,card_1,,1.00,USD,${AT},`,
@@ -333,15 +333,16 @@ describe('importOrderFile refusing a file', () => {
         Buffer.from(`,,,,${AT},\n`),
       ]),
     );
-    expect(refusal(file).issues).toEqual([
+    expect((await refusal(file)).issues).toEqual([
       { line: 3, code: 'NOT_UTF8', reason: 'expected UTF-8 text' },
     ]);
   });
 
-  it('says IMPORT_UNREADABLE for a file that is not there', () => {
-    expect(() => importFile(join(dir, 'nope.csv'))).toThrow(
-      expect.objectContaining({ code: 'IMPORT_UNREADABLE', issues: [] }),
-    );
+  it('says IMPORT_UNREADABLE for a file that is not there', async () => {
+    await expect(importFile(join(dir, 'nope.csv'))).rejects.toMatchObject({
+      code: 'IMPORT_UNREADABLE',
+      issues: [],
+    });
   });
 
   it('refuses a currency other than the merchant account one', async () => {
@@ -351,7 +352,7 @@ describe('importOrderFile refusing a file', () => {
          VALUES ('mch_1', 'default', 'https://x', 'USD', ?, ?)`,
       )
       .run(AT, AT);
-    const error = refusal(
+    const error = await refusal(
       await journalFile([
         HEADER,
         `mo-1,DEPOSIT,card_1,,1.00,USD,${AT},`,
@@ -365,9 +366,9 @@ describe('importOrderFile refusing a file', () => {
 
 describe('importOrderFile against the journal', () => {
   it('refuses a row contradicting a journaled merchantOrderNo, naming the fields, and rolls back every row', async () => {
-    importFile(await journalFile(VALID, '\n', 'first.csv'));
+    await importFile(await journalFile(VALID, '\n', 'first.csv'));
     const before = orders();
-    const error = refusal(
+    const error = await refusal(
       await journalFile([
         HEADER,
         `new-1,DEPOSIT,card_9,,1.00,USD,${AT},ord_91`,
@@ -393,8 +394,8 @@ describe('importOrderFile against the journal', () => {
   });
 
   it('refuses a merchantOrderNo journaled for another merchant', async () => {
-    importFile(await journalFile(VALID.slice(0, 2)), 'mch_1');
-    const error = refusal(await journalFile(VALID.slice(0, 2)), 'mch_2');
+    await importFile(await journalFile(VALID.slice(0, 2)), 'mch_1');
+    const error = await refusal(await journalFile(VALID.slice(0, 2)), 'mch_2');
     expect(error.issues[0]?.reason).toMatch(/merchant: journaled mch_1, file mch_2/);
   });
 
@@ -409,11 +410,11 @@ describe('importOrderFile against the journal', () => {
            'ACCEPTED', NULL, '{}', 'cli', NULL, NULL, ?, ?)`,
       )
       .run(at, at, at);
-    const agreeing = importFile(
+    const agreeing = await importFile(
       await journalFile([HEADER, `cs-1,DEPOSIT,card_1,,5,USD,${AT},ord_cs1`]),
     );
     expect(agreeing).toMatchObject({ inserted: 0, unchanged: 1 });
-    const error = refusal(
+    const error = await refusal(
       await journalFile([HEADER, `cs-1,DEPOSIT,card_1,,6.00,USD,${AT},ord_cs1`]),
     );
     expect(error.issues[0]?.reason).toMatch(

@@ -34,7 +34,7 @@ describe('a purchase made after the cards were read, during the sync', () => {
   const check = async (): Promise<CheckResults> => {
     const mirror = w.openMirror();
     try {
-      importJournals(w, mirror);
+      await importJournals(w, mirror);
       return runChecks(mirror.db);
     } finally {
       await mirror.close();

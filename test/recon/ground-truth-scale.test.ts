@@ -30,7 +30,7 @@ describe('reconciling a world of 100,000 transactions with planted anomalies', (
     const syncedAt = Date.now();
     const mirror = w.openMirror();
     try {
-      importJournals(w, mirror);
+      await importJournals(w, mirror);
       const before = Date.now();
       results = runChecks(mirror.db);
       checkMs = Date.now() - before;

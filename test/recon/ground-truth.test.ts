@@ -18,7 +18,7 @@ async function syncAndCheck(w: SyncWorld): Promise<CheckResults> {
   expect(synced.outcome).toBe('done');
   const mirror = w.openMirror();
   try {
-    importJournals(w, mirror);
+    await importJournals(w, mirror);
     return runChecks(mirror.db);
   } finally {
     await mirror.close();

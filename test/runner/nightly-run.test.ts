@@ -36,7 +36,7 @@ describe('the nightly run on a world with planted anomalies', () => {
   beforeAll(async () => {
     w = await startSyncWorld({ seed: 'runner-nightly', ...ANOMALOUS_WORLD });
     mirror = w.openMirror();
-    importJournals(w, mirror.db);
+    await importJournals(w, mirror.db);
     first = await nightly(w, mirror.db, {
       exitCodeOf: () => {
         holderDuringRun = readHolder(mirror.db)?.runId;

@@ -25,9 +25,9 @@ export const ANOMALOUS_WORLD = {
 } as const;
 
 /** Import every merchant's journal into the mirror. */
-export function importJournals(w: SyncWorld, db: SqliteDatabase): void {
+export async function importJournals(w: SyncWorld, db: SqliteDatabase): Promise<void> {
   for (const merchant of w.t.sandbox.merchants)
-    importOrderFile(db, { file: merchant.journalFile!, merchantId: merchant.merchantId });
+    await importOrderFile(db, { file: merchant.journalFile!, merchantId: merchant.merchantId });
 }
 
 /** The ground-truth manifest's findings. */

@@ -1,53 +1,49 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CardStatus } from '../../contract/index.js';
 import type { CardOrder } from '../../journal/card-order.js';
-import { OrderDesk } from '../../journal/order-desk.js';
-import type { Mirror } from '../../mirror/open-mirror.js';
-import { cardPageText, cardText, sensitiveText, showSensitive } from '../card-output.js';
 import type { CliIo } from '../cli-io.js';
-import { commandExit } from '../command-errors.js';
-import { openMirrorOrExit } from '../job-setup.js';
-import { journalMerchant } from '../journal-merchant.js';
 import { addMerchantOptions, type MerchantFlags } from '../merchant-options.js';
-import { type MerchantSession, openMerchantSession } from '../merchant-session.js';
 import { integerOption } from '../option-parsers.js';
 import {
   amountOption,
   cardStatusOption,
-  checkAmountPrecision,
   idOption,
   merchantOrderNoOption,
 } from '../order-option-parsers.js';
-import { acceptedLine, outcomeExit, outcomeJson } from '../order-outcome-output.js';
 
-interface OrderFlags extends MerchantFlags {
+/** The flags of a journaled card order. */
+export interface OrderFlags extends MerchantFlags {
   readonly merchantOrderNo?: string;
 }
 
-interface AmountFlags extends OrderFlags {
+/** The flags of an order that moves money. */
+export interface AmountFlags extends OrderFlags {
   readonly amount: string;
 }
 
-interface IssueFlags extends AmountFlags {
+/** The flags of `cardsync cards issue`. */
+export interface IssueFlags extends AmountFlags {
   readonly offering: string;
   readonly holder?: string;
 }
 
-interface ListFlags extends MerchantFlags {
+/** The flags of `cardsync cards list`. */
+export interface ListFlags extends MerchantFlags {
   readonly status?: CardStatus;
   readonly page?: number;
   readonly limit?: number;
 }
 
-interface SensitiveFlags extends MerchantFlags {
+/** The flags of `cardsync cards sensitive`. */
+export interface SensitiveFlags extends MerchantFlags {
   readonly reveal: boolean;
 }
 
 /**
  * `cardsync cards issue|deposit|withdraw|freeze|unfreeze|cancel|list|info|sensitive`: every card
  * operation of the interface. Orders go through the journal (docs/journal.md): written
- * SUBMITTED before the request leaves, settled ACCEPTED or REJECTED by the answer.
+ * SUBMITTED before the request leaves, settled ACCEPTED or REJECTED by the answer. The client,
+ * the journal and the mirror are imported only when a subcommand runs.
  */
 export function registerCardsCommand(program: Command, io: CliIo): void {
   const cards = program
@@ -99,34 +95,19 @@ export function registerCardsCommand(program: Command, io: CliIo): void {
       'cards per page, up to 100 (default 20)',
       integerOption('--limit', 1, 100),
     )
-    .action((flags: ListFlags) =>
-      withSession(io, flags, 'cards list', async ({ api }) => {
-        const page = await api.listCards(
-          {
-            ...(flags.status === undefined ? {} : { status: flags.status }),
-            page: flags.page ?? 1,
-            limit: flags.limit ?? 20,
-          },
-          { signal: io.signal },
-        );
-        io.stdout(
-          flags.json
-            ? `${JSON.stringify({ data: page.records, pagination: page.pagination, malformed: page.rejected.length })}\n`
-            : cardPageText(page),
-        );
-      }),
-    );
+    .action(async (flags: ListFlags) => {
+      const { listCardsAction } = await import('../actions/card-actions.js');
+      await listCardsAction(io, flags);
+    });
 
   addMerchantOptions(cards.command('info').description("a card's details and balance"), {
     journal: false,
   })
     .argument('<cardId>', 'the card', idOption('cardId'))
-    .action((cardId: string, flags: MerchantFlags) =>
-      withSession(io, flags, `cards info ${cardId}`, async ({ api }) => {
-        const card = await api.getCard(cardId, { signal: io.signal });
-        io.stdout(flags.json ? `${JSON.stringify(card)}\n` : cardText(card));
-      }),
-    );
+    .action(async (cardId: string, flags: MerchantFlags) => {
+      const { cardInfoAction } = await import('../actions/card-actions.js');
+      await cardInfoAction(io, cardId, flags);
+    });
 
   addMerchantOptions(
     cards
@@ -136,13 +117,10 @@ export function registerCardsCommand(program: Command, io: CliIo): void {
   )
     .argument('<cardId>', 'the card', idOption('cardId'))
     .option('--reveal', 'show the full card number and CVV (never stored anywhere)', false)
-    .action((cardId: string, flags: SensitiveFlags) =>
-      withSession(io, flags, `cards sensitive ${cardId}`, async ({ api }) => {
-        const info = await api.getSensitiveCard(cardId, { signal: io.signal });
-        const shown = showSensitive(cardId, info, flags.reveal);
-        io.stdout(flags.json ? `${JSON.stringify(shown)}\n` : sensitiveText(shown));
-      }),
-    );
+    .action(async (cardId: string, flags: SensitiveFlags) => {
+      const { sensitiveCardAction } = await import('../actions/card-actions.js');
+      await sensitiveCardAction(io, cardId, flags);
+    });
 }
 
 function orderCommand(cards: Command, name: string, description: string): Command {
@@ -155,57 +133,8 @@ function orderCommand(cards: Command, name: string, description: string): Comman
   );
 }
 
-/** Open the merchant's client, run `work`, and turn upstream failures into exit codes. */
-export async function withSession(
-  io: CliIo,
-  flags: MerchantFlags,
-  what: string,
-  work: (session: MerchantSession) => Promise<void>,
-): Promise<void> {
-  const session = await openMerchantSession(io, flags);
-  try {
-    await work(session);
-  } catch (error) {
-    throw commandExit(error, what, session.merchant.name);
-  } finally {
-    await session.close();
-  }
-}
-
-/**
- * Journal and send one order. The amount's precision is checked against the merchant's
- * currency before the mirror is created or anything is journaled; the mirror's write lock is
- * not taken (docs/journal.md says why).
- */
+/** Journal and send one order; the journal and the client are imported only now. */
 async function placeOrder(io: CliIo, flags: OrderFlags, order: CardOrder): Promise<void> {
-  await withSession(io, flags, `cards ${order.kind.toLowerCase()}`, async (session) => {
-    const file = session.config.db;
-    let mirror: Mirror | undefined = existsSync(file) ? openMirrorOrExit(file) : undefined;
-    try {
-      const who = await journalMerchant(session, mirror?.db, {
-        needCurrency: 'amount' in order,
-        signal: io.signal,
-      });
-      if ('amount' in order && who.currency !== undefined)
-        checkAmountPrecision('--amount', order.amount, who.currency);
-      mirror ??= openMirrorOrExit(file);
-      const desk = new OrderDesk({
-        db: mirror.db,
-        api: session.api,
-        merchantId: who.merchantId,
-        currency: who.currency,
-        logger: session.logger,
-      });
-      const outcome = await desk.submit(order, {
-        merchantOrderNo: flags.merchantOrderNo,
-        signal: io.signal,
-      });
-      if (flags.json) io.stdout(`${JSON.stringify(outcomeJson(outcome, who.merchantId))}\n`);
-      else if (outcome.state === 'ACCEPTED') io.stdout(acceptedLine(outcome));
-      const exit = outcomeExit(outcome, session.merchant.name);
-      if (exit) throw exit;
-    } finally {
-      await mirror?.close();
-    }
-  });
+  const { placeOrderAction } = await import('../actions/card-actions.js');
+  await placeOrderAction(io, flags, order);
 }

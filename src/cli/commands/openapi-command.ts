@@ -1,8 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { createLogger } from '../../log/logger.js';
-import { openApiDocument } from '../../sandbox/openapi-document.js';
 import type { CliIo } from '../cli-io.js';
+
+/** The flags of `cardsync openapi`. */
+export interface OpenApiFlags {
+  out?: string;
+}
 
 /** `cardsync openapi`: print (or write) the OpenAPI 3.1 document of the interface. */
 export function registerOpenApiCommand(program: Command, io: CliIo): void {
@@ -10,9 +12,8 @@ export function registerOpenApiCommand(program: Command, io: CliIo): void {
     .command('openapi')
     .description('print the OpenAPI 3.1 document of the card-issuing interface')
     .option('--out <file>', 'write it to this file instead of stdout')
-    .action(async (flags: { out?: string }) => {
-      const text = `${JSON.stringify(await openApiDocument(createLogger({ level: 'silent' })), null, 2)}\n`;
-      if (flags.out) await writeFile(flags.out, text);
-      else io.stdout(text);
+    .action(async (flags: OpenApiFlags) => {
+      const { openApiAction } = await import('../actions/openapi-action.js');
+      await openApiAction(io, flags);
     });
 }

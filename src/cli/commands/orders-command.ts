@@ -1,30 +1,18 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/index.js';
-import { readConfigFile } from '../../config/read-config-file.js';
-import { OrderDesk, type OrderOutcome } from '../../journal/order-desk.js';
-import { type ImportResult, importOrderFile } from '../../journal/order-import.js';
-import { OrderImportError } from '../../journal/order-import-error.js';
-import type { SqliteDatabase } from '../../mirror/sqlite-database.js';
 import type { CliIo } from '../cli-io.js';
-import { EXIT, ExitError, UsageError } from '../exit-codes.js';
-import { type ConfiguredMerchant, chooseImportMerchant } from '../import-merchant.js';
-import { loadConfig, openMirrorOrExit } from '../job-setup.js';
-import { journalMerchant } from '../journal-merchant.js';
 import { addMerchantOptions, type MerchantFlags } from '../merchant-options.js';
 import { merchantOrderNoOption } from '../order-option-parsers.js';
-import { outcomeExit, outcomeJson } from '../order-outcome-output.js';
-import { withSession } from './cards-command.js';
 
-interface ImportFlags {
+/** The flags of `cardsync orders import`. */
+export interface ImportFlags {
   readonly merchant?: string;
   readonly config?: string;
   readonly db?: string;
   readonly json: boolean;
 }
 
-interface SettleFlags extends MerchantFlags {
+/** The flags of `cardsync orders settle`. */
+export interface SettleFlags extends MerchantFlags {
   readonly merchantOrderNo?: string;
 }
 
@@ -45,7 +33,10 @@ export function registerOrdersCommand(program: Command, io: CliIo): void {
     .option('--config <file>', 'JSON configuration file')
     .option('--db <file>', 'the mirror (CARDSYNC_DB; default ./data/cardsync.sqlite)')
     .option('--json', 'print the result as JSON on stdout', false)
-    .action((file: string, flags: ImportFlags) => importCommand(io, file, flags));
+    .action(async (file: string, flags: ImportFlags) => {
+      const { importOrdersAction } = await import('../actions/order-actions.js');
+      await importOrdersAction(io, file, flags);
+    });
 
   addMerchantOptions(
     orders
@@ -60,134 +51,8 @@ export function registerOrdersCommand(program: Command, io: CliIo): void {
       'settle only this order',
       merchantOrderNoOption('--merchant-order-no'),
     )
-    .action((flags: SettleFlags) => settleCommand(io, flags));
-}
-
-async function importCommand(io: CliIo, file: string, flags: ImportFlags): Promise<void> {
-  const config = await loadConfig(
-    io,
-    {
-      ...(flags.config === undefined ? {} : { config: flags.config }),
-      ...(flags.db === undefined ? {} : { db: flags.db }),
-    },
-    false,
-  );
-  const configured = await configuredMerchants(io, flags.config);
-  const fromEnv = io.env.CARDSYNC_MERCHANT_ID || undefined;
-  let mirror = existsSync(config.db) ? openMirrorOrExit(config.db) : undefined;
-  try {
-    const merchantId = chooseImportMerchant({
-      flag: flags.merchant,
-      configured,
-      fromEnv,
-      mirrored: mirror ? mirroredMerchants(mirror.db) : [],
+    .action(async (flags: SettleFlags) => {
+      const { settleOrdersAction } = await import('../actions/order-actions.js');
+      await settleOrdersAction(io, flags);
     });
-    mirror ??= openMirrorOrExit(config.db);
-    let result: ImportResult;
-    try {
-      result = importOrderFile(mirror.db, { file: resolve(io.cwd, file), merchantId });
-    } catch (error) {
-      throw importExit(io, error, merchantId, flags.json);
-    }
-    io.stdout(flags.json ? `${JSON.stringify(result)}\n` : importText(result));
-  } finally {
-    await mirror?.close();
-  }
-}
-
-async function configuredMerchants(
-  io: CliIo,
-  config: string | undefined,
-): Promise<ConfiguredMerchant[] | undefined> {
-  if (config === undefined) return undefined;
-  try {
-    const file = await readConfigFile(resolve(io.cwd, config));
-    return file.content.merchants?.map((m) => ({ name: m.name, merchantId: m.merchantId }));
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
-/** The merchants the mirror names: those a sync stored, and those of journaled orders. */
-function mirroredMerchants(db: SqliteDatabase): { merchantId: string; source: string }[] {
-  return db
-    .prepare(
-      `SELECT merchant_id AS merchantId, source FROM merchants WHERE merchant_id NOT LIKE 'source:%'
-       UNION SELECT DISTINCT merchant_id, '' FROM orders WHERE merchant_id NOT LIKE 'source:%'
-       ORDER BY 1, 2 DESC`,
-    )
-    .all() as { merchantId: string; source: string }[];
-}
-
-function importText(result: ImportResult): string {
-  const warnings = result.warnings.map((w) => `  line ${w.line}: warning: ${w.reason}\n`);
-  return `imported ${result.file} for merchant ${result.merchantId}: ${result.rows} rows, ${result.inserted} new, ${result.unchanged} already journaled\n${warnings.join('')}`;
-}
-
-/** A refused file: every offending line on stderr (or in the JSON), then exit 2. */
-function importExit(io: CliIo, error: unknown, merchantId: string, json: boolean): unknown {
-  if (!(error instanceof OrderImportError)) return error;
-  if (json)
-    io.stdout(
-      `${JSON.stringify({ file: error.file, merchantId, refused: true, code: error.code, issues: error.issues })}\n`,
-    );
-  else for (const issue of error.issues) io.stderr(`  line ${issue.line}: ${issue.reason}\n`);
-  return new ExitError(EXIT.USAGE, error.message, { cause: error });
-}
-
-async function settleCommand(io: CliIo, flags: SettleFlags): Promise<void> {
-  await withSession(io, flags, 'orders settle', async (session) => {
-    const mirror = openMirrorOrExit(session.config.db);
-    try {
-      const who = await journalMerchant(session, mirror.db, {
-        needCurrency: false,
-        signal: io.signal,
-      });
-      const desk = new OrderDesk({
-        db: mirror.db,
-        api: session.api,
-        merchantId: who.merchantId,
-        logger: session.logger,
-      });
-      const refs =
-        flags.merchantOrderNo === undefined
-          ? desk.pending().map((row) => row.merchant_order_no)
-          : [flags.merchantOrderNo];
-      const outcomes: OrderOutcome[] = [];
-      for (const ref of refs) {
-        const outcome = await desk.settle(ref, { signal: io.signal });
-        outcomes.push(outcome);
-        if (outcome.error?.code === 'UPSTREAM_UNAUTHORIZED' || io.signal.aborted) break;
-      }
-      io.stdout(
-        flags.json
-          ? `${JSON.stringify({ merchantId: who.merchantId, settled: outcomes.map((o) => outcomeJson(o, who.merchantId)) })}\n`
-          : settleText(outcomes),
-      );
-      const open = outcomes.find((o) => o.state === 'SUBMITTED');
-      const left = refs.length - outcomes.length;
-      if (open) {
-        const exit = outcomeExit(open, session.merchant.name);
-        if (exit) throw exit;
-      }
-      if (left > 0)
-        throw new ExitError(EXIT.SYNC_INCOMPLETE, `${left} order(s) not tried; run it again`);
-    } finally {
-      await mirror.close();
-    }
-  });
-}
-
-function settleText(outcomes: readonly OrderOutcome[]): string {
-  if (outcomes.length === 0) return 'nothing to settle: no order is journaled SUBMITTED\n';
-  return outcomes
-    .map((o) => {
-      const head = `${o.kind} ${o.merchantOrderNo}: ${o.state}`;
-      if (o.state === 'ACCEPTED')
-        return `${head} order ${o.orderNo}${o.replayed ? ' (replayed by the upstream)' : o.fromJournal ? ' (already settled)' : ''}\n`;
-      if (o.state === 'REJECTED') return `${head} ${o.errorCode}\n`;
-      return `${head} (outcome still unknown: ${o.error?.message ?? 'no answer'})\n`;
-    })
-    .join('');
 }

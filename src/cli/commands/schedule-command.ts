@@ -1,18 +1,11 @@
 import type { Command } from 'commander';
-import { createLogger } from '../../log/logger.js';
-import { runSchedule, validateSchedule } from '../../runner/nightly-schedule.js';
-import { ScheduleError } from '../../runner/schedule-error.js';
 import type { CliIo } from '../cli-io.js';
-import { UsageError } from '../exit-codes.js';
-import { loadConfig } from '../job-setup.js';
-import { nightlyJob } from '../nightly-job.js';
-import { ensureOutputDirs } from '../output-dirs.js';
 import { addReconOptions } from '../recon-options.js';
-import { logRunOutcome } from '../run-outcome-log.js';
-import { type RunFlags, runConfigFlags } from './run-command.js';
+import type { RunFlags } from './run-command.js';
 import { addSyncOptions } from './sync-command.js';
 
-interface ScheduleFlags extends RunFlags {
+/** The flags of `cardsync schedule`: those of `run`, and when. */
+export interface ScheduleFlags extends RunFlags {
   cron: string;
   tz?: string;
 }
@@ -33,46 +26,7 @@ export function registerScheduleCommand(program: Command, io: CliIo): void {
         .option('--tz <zone>', "IANA time zone the expression is read in (default the host's)"),
     ),
   ).action(async (flags: ScheduleFlags) => {
-    try {
-      validateSchedule(flags.cron, flags.tz);
-    } catch (error) {
-      if (error instanceof ScheduleError)
-        throw new UsageError(
-          `${error.code === 'SCHEDULE_TIMEZONE_INVALID' ? '--tz' : '--cron'}: ${error.message}`,
-        );
-      throw error;
-    }
-    const config = await loadConfig(io, runConfigFlags(flags), true);
-    ensureOutputDirs(config);
-    const logger = createLogger({ level: flags.logLevel ?? 'info' });
-    try {
-      const summary = await runSchedule({
-        cron: flags.cron,
-        ...(flags.tz === undefined ? {} : { timezone: flags.tz }),
-        signal: io.signal,
-        logger,
-        onScheduled: (next) =>
-          io.stdout(
-            flags.json
-              ? `${JSON.stringify({ scheduled: flags.cron, timezone: flags.tz ?? null, next })}\n`
-              : `cardsync schedule: running \`run\` on "${flags.cron}"${flags.tz ? ` (${flags.tz})` : ''}; next at ${next?.toISOString() ?? 'never'}\n`,
-          ),
-        job: async () => {
-          const outcome = await nightlyJob(io, config, {
-            failOn: flags.failOn,
-            progress: false,
-            logger,
-          });
-          logRunOutcome(logger, outcome);
-        },
-      });
-      io.stdout(
-        flags.json
-          ? `${JSON.stringify({ stopped: true, ...summary })}\n`
-          : `cardsync schedule: stopped after ${summary.runs} runs (${summary.skipped} ticks skipped)\n`,
-      );
-    } finally {
-      logger.flush();
-    }
+    const { scheduleAction } = await import('../actions/schedule-action.js');
+    await scheduleAction(io, flags);
   });
 }

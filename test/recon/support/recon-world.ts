@@ -35,10 +35,13 @@ export async function readManifest(w: SyncWorld): Promise<Manifest> {
 }
 
 /** Import every merchant's journal file into the mirror, as `cardsync orders import` does. */
-export function importJournals(w: SyncWorld, mirror: Mirror): void {
+export async function importJournals(w: SyncWorld, mirror: Mirror): Promise<void> {
   for (const merchant of w.t.sandbox.merchants) {
     if (!merchant.journalFile) throw new Error(`merchant ${merchant.merchantId} has no journal`);
-    importOrderFile(mirror.db, { file: merchant.journalFile, merchantId: merchant.merchantId });
+    await importOrderFile(mirror.db, {
+      file: merchant.journalFile,
+      merchantId: merchant.merchantId,
+    });
   }
 }
 

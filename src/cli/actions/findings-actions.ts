@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { ConfigError } from '../../config/config-error.js';
+import { parseInstant } from '../../config/iso-instant.js';
+import { FindingsError } from '../../recon/findings-error.js';
+import { ackFinding, listFindings } from '../../recon/findings-store.js';
+import type { StoredFinding } from '../../recon/stored-finding.js';
+import type { CliIo } from '../cli-io.js';
+import type {
+  AckFindingFlags,
+  ListFindingsFlags,
+  MirrorFlags,
+} from '../commands/findings-command.js';
+import { UsageError } from '../exit-codes.js';
+import { loadConfig, openMirrorOrExit } from '../job-setup.js';
+
+/** The body of `cardsync findings list`: the open findings (all with `--all`). */
+export async function listFindingsAction(io: CliIo, flags: ListFindingsFlags): Promise<void> {
+  await withMirror(io, flags, (db) => {
+    const rows = listFindings(db, { includeResolved: flags.all });
+    io.stdout(flags.json ? `${JSON.stringify(rows)}\n` : formatList(rows));
+  });
+}
+
+/** The body of `cardsync findings ack`: acknowledge one finding until a later instant. */
+export async function ackFindingAction(
+  io: CliIo,
+  fingerprint: string,
+  flags: AckFindingFlags,
+): Promise<void> {
+  if (flags.reason.trim() === '') throw new UsageError('--reason: expected a reason, got ""');
+  const until = instant('--until', flags.until);
+  const now = new Date().toISOString();
+  if (until <= now) throw new UsageError(`--until: expected an instant after now, got ${until}`);
+  await withMirror(io, flags, (db) => {
+    let acked: StoredFinding;
+    try {
+      acked = ackFinding(db, fingerprint, { reason: flags.reason, until, now });
+    } catch (error) {
+      if (error instanceof FindingsError && error.field)
+        throw new UsageError(`--${error.field}: ${error.message}`);
+      if (error instanceof FindingsError) throw new UsageError(`FINGERPRINT: ${error.message}`);
+      throw error;
+    }
+    io.stdout(
+      flags.json
+        ? `${JSON.stringify(acked)}\n`
+        : `acknowledged ${acked.fingerprint} (${acked.check}) until ${until}\n`,
+    );
+  });
+}
+
+async function withMirror(
+  io: CliIo,
+  flags: MirrorFlags,
+  work: (db: ReturnType<typeof openMirrorOrExit>['db']) => void,
+): Promise<void> {
+  const config = await loadConfig(io, { config: flags.config, db: flags.db }, false);
+  if (!existsSync(config.db)) throw new UsageError(`CARDSYNC_DB: no mirror at ${config.db}`);
+  const mirror = openMirrorOrExit(config.db);
+  try {
+    work(mirror.db);
+  } finally {
+    await mirror.close();
+  }
+}
+
+function instant(flag: string, text: string): string {
+  try {
+    return parseInstant(flag, text);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function formatList(rows: readonly StoredFinding[]): string {
+  if (rows.length === 0) return 'no findings\n';
+  const lines = rows.map((f) => {
+    const state = f.acknowledgement ? `acknowledged until ${f.acknowledgement.until}` : f.state;
+    const ids = (['cardId', 'transactionId', 'orderNo', 'tradeNo', 'snapshotAt'] as const)
+      .filter((key) => f[key] !== null)
+      .map((key) => `${key}=${f[key]}`)
+      .join(' ');
+    const values =
+      f.expected === null && f.actual === null ? '' : `  expected ${f.expected} actual ${f.actual}`;
+    return `${f.fingerprint}  ${f.severity.padEnd(7)} ${f.check.padEnd(25)} ${state.padEnd(10)}  ${f.merchantId} ${ids}${values}\n    ${f.detail}`;
+  });
+  return `${lines.join('\n')}\n`;
+}

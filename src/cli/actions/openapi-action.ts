@@ -1,0 +1,12 @@
+import { writeFile } from 'node:fs/promises';
+import { createLogger } from '../../log/logger.js';
+import { openApiDocument } from '../../sandbox/openapi-document.js';
+import type { CliIo } from '../cli-io.js';
+import type { OpenApiFlags } from '../commands/openapi-command.js';
+
+/** The body of `cardsync openapi`: the document, built from the embedded service's routes. */
+export async function openApiAction(io: CliIo, flags: OpenApiFlags): Promise<void> {
+  const text = `${JSON.stringify(await openApiDocument(createLogger({ level: 'silent' })), null, 2)}\n`;
+  if (flags.out) await writeFile(flags.out, text);
+  else io.stdout(text);
+}

@@ -1,0 +1,56 @@
+import { createLogger } from '../../log/logger.js';
+import { runSchedule, validateSchedule } from '../../runner/nightly-schedule.js';
+import { ScheduleError } from '../../runner/schedule-error.js';
+import type { CliIo } from '../cli-io.js';
+import { runConfigFlags } from '../commands/run-command.js';
+import type { ScheduleFlags } from '../commands/schedule-command.js';
+import { UsageError } from '../exit-codes.js';
+import { loadConfig } from '../job-setup.js';
+import { nightlyJob } from '../nightly-job.js';
+import { ensureOutputDirs } from '../output-dirs.js';
+import { logRunOutcome } from '../run-outcome-log.js';
+
+/** The body of `cardsync schedule`: run the nightly job on each tick until stopped. */
+export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<void> {
+  try {
+    validateSchedule(flags.cron, flags.tz);
+  } catch (error) {
+    if (error instanceof ScheduleError)
+      throw new UsageError(
+        `${error.code === 'SCHEDULE_TIMEZONE_INVALID' ? '--tz' : '--cron'}: ${error.message}`,
+      );
+    throw error;
+  }
+  const config = await loadConfig(io, runConfigFlags(flags), true);
+  ensureOutputDirs(config);
+  const logger = createLogger({ level: flags.logLevel ?? 'info' });
+  try {
+    const summary = await runSchedule({
+      cron: flags.cron,
+      ...(flags.tz === undefined ? {} : { timezone: flags.tz }),
+      signal: io.signal,
+      logger,
+      onScheduled: (next) =>
+        io.stdout(
+          flags.json
+            ? `${JSON.stringify({ scheduled: flags.cron, timezone: flags.tz ?? null, next })}\n`
+            : `cardsync schedule: running \`run\` on "${flags.cron}"${flags.tz ? ` (${flags.tz})` : ''}; next at ${next?.toISOString() ?? 'never'}\n`,
+        ),
+      job: async () => {
+        const outcome = await nightlyJob(io, config, {
+          failOn: flags.failOn,
+          progress: false,
+          logger,
+        });
+        logRunOutcome(logger, outcome);
+      },
+    });
+    io.stdout(
+      flags.json
+        ? `${JSON.stringify({ stopped: true, ...summary })}\n`
+        : `cardsync schedule: stopped after ${summary.runs} runs (${summary.skipped} ticks skipped)\n`,
+    );
+  } finally {
+    logger.flush();
+  }
+}
