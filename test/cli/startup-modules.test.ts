@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli-process.js';
+import { runCliProcess } from '../support/cli-process.js';
 
 const PROBE = fileURLToPath(new URL('./loaded-modules-probe.mjs', import.meta.url));
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -32,23 +30,17 @@ let runs = 0;
 /** Run the built `cardsync ...args` under the probe, in an empty folder, without CARDSYNC_* settings. */
 async function loadedBy(args: readonly string[]): Promise<Loaded> {
   const list = join(dir, `loaded-${++runs}.txt`);
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith('CARDSYNC_')),
+  // Without the CARDSYNC_* settings of the environment the tests run in.
+  const unset = Object.fromEntries(
+    Object.keys(process.env)
+      .filter((key) => key.startsWith('CARDSYNC_'))
+      .map((key) => [key, undefined]),
   );
-  const child = spawn(process.execPath, ['--import', PROBE, CLI, ...args], {
-    cwd: dir,
-    env: { ...env, LOADED_MODULES_FILE: list },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const [code] = (await once(child, 'close')) as [number | null];
+  const { code, stdout, stderr } = await runCliProcess(
+    args,
+    { ...unset, LOADED_MODULES_FILE: list },
+    { nodeArgs: ['--import', PROBE], cwd: dir },
+  );
   const packages = new Set<string>();
   const folders = new Set<string>();
   for (const line of (await readFile(list, 'utf8')).split('\n')) {

@@ -1,12 +1,12 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importOrderBytes, importOrderFile } from '../../src/journal/order-import.js';
 import { OrderImportError } from '../../src/journal/order-import-error.js';
 import type { OrdersTable } from '../../src/mirror/mirror-schema.js';
 import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
+import { useTempMirrors } from '../support/temp-mirrors.js';
 
 const HEADER = 'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo';
 const AT = '2026-11-20T10:00:00.000Z';
@@ -14,23 +14,13 @@ const NOW = new Date('2026-11-21T02:00:00.000Z');
 /** fs read streams hand over 64 KiB at a time. */
 const READ_CHUNK = 64 * 1024;
 
-let dir: string;
-let mirror: Mirror;
-let fileNo = 0;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cardsync-import-stream-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-beforeEach(() => {
-  fileNo += 1;
-  mirror = openMirror(join(dir, `mirror-${fileNo}.sqlite`));
-});
-afterEach(async () => {
-  await mirror.close();
-});
+let files = 0;
+/** A number for a file name, unique within this file's temp folder. */
+function nextFileNo(): number {
+  files += 1;
+  return files;
+}
+const t = useTempMirrors('cardsync-import-stream-');
 
 function deposit(no: number, amount = '1.00'): string {
   return `mo-${no},DEPOSIT,card_${no % 97},,${amount},USD,${AT},ord_${no}`;
@@ -42,7 +32,7 @@ function journalLines(rows: number): string[] {
 }
 
 async function writeJournal(content: string | Buffer): Promise<string> {
-  const file = join(dir, `journal-${fileNo}-${Math.random().toString(36).slice(2)}.csv`);
+  const file = join(t.dir, `journal-${nextFileNo()}-${Math.random().toString(36).slice(2)}.csv`);
   await writeFile(file, content);
   return file;
 }
@@ -66,12 +56,12 @@ async function refusalOf(result: Promise<unknown>): Promise<OrderImportError> {
   throw new Error('the import was not refused');
 }
 
-function orders(db = mirror): OrdersTable[] {
+function orders(db = t.mirror): OrdersTable[] {
   return db.db.prepare('SELECT * FROM orders ORDER BY merchant_order_no').all() as OrdersTable[];
 }
 
 /** The connection as an import must leave it: no transaction, no staging, TEMP in memory. */
-function expectConnectionClean(db = mirror): void {
+function expectConnectionClean(db = t.mirror): void {
   expect(db.db.inTransaction).toBe(false);
   expect(db.db.prepare('SELECT count(*) AS n FROM temp.sqlite_schema').get()).toEqual({ n: 0 });
   expect(db.db.pragma('temp_store', { simple: true })).toBe(2);
@@ -91,7 +81,7 @@ describe('importOrderFile on files longer than a read', () => {
     const file = await writeJournal(content);
 
     const error = await refusalOf(
-      importOrderFile(mirror.db, { file, merchantId: 'mch_1', now: () => NOW }),
+      importOrderFile(t.mirror.db, { file, merchantId: 'mch_1', now: () => NOW }),
     );
 
     // Lines as an editor shows them: index + 1, one more past the quoted line break, one more
@@ -109,12 +99,12 @@ describe('importOrderFile on files longer than a read', () => {
 
   it('imports a long file whole, and a second time changes nothing', async () => {
     const file = await writeJournal(`${journalLines(30_000).join('\n')}\n`);
-    const first = await importOrderFile(mirror.db, { file, merchantId: 'mch_1', now: () => NOW });
+    const first = await importOrderFile(t.mirror.db, { file, merchantId: 'mch_1', now: () => NOW });
     expect(first).toMatchObject({ rows: 30_000, inserted: 30_000, unchanged: 0 });
     const rows = orders();
     expect(rows).toHaveLength(30_000);
     expect(rows.find((r) => r.merchant_order_no === 'mo-29999')?.import_line).toBe(30_000);
-    const again = await importOrderFile(mirror.db, {
+    const again = await importOrderFile(t.mirror.db, {
       file,
       merchantId: 'mch_1',
       now: () => new Date('2026-12-01T00:00:00.000Z'),
@@ -127,7 +117,7 @@ describe('importOrderFile on files longer than a read', () => {
   it('refuses a file cut off in the middle of its last row, naming that line', async () => {
     const content = `${journalLines(5_000).join('\n')}\n`;
     const file = await writeJournal(content.slice(0, content.length - 30));
-    const error = await refusalOf(importOrderFile(mirror.db, { file, merchantId: 'mch_1' }));
+    const error = await refusalOf(importOrderFile(t.mirror.db, { file, merchantId: 'mch_1' }));
     expect(error.issues.map((i) => [i.line, i.code])).toEqual([[5_001, 'FIELD_COUNT']]);
     expect(orders()).toEqual([]);
   });
@@ -147,7 +137,7 @@ describe('importOrderBytes however the bytes are cut', () => {
     const bytes = Buffer.from(`${text}\r\n`);
     const results = [];
     for (const size of [1, 2, 3, 5, 64, bytes.length]) {
-      const db = openMirror(join(dir, `cut-${fileNo}-${size}.sqlite`));
+      const db = openMirror(join(t.dir, `cut-${nextFileNo()}-${size}.sqlite`));
       try {
         const result = await importBytes(db, chunksOf(bytes, size));
         const stored = orders(db).map((r) => [r.merchant_order_no, r.import_line, r.card_id]);
@@ -179,7 +169,7 @@ describe('importOrderBytes however the bytes are cut', () => {
       [9, 'DUPLICATE_IN_FILE'],
     ];
     for (const size of [1, 2, 7, bytes.length]) {
-      const error = await refusalOf(importBytes(mirror, chunksOf(bytes, size)));
+      const error = await refusalOf(importBytes(t.mirror, chunksOf(bytes, size)));
       expect(error.issues.map((i) => [i.line, i.code])).toEqual(expected);
     }
     expect(orders()).toEqual([]);
@@ -196,7 +186,7 @@ describe('importOrderBytes however the bytes are cut', () => {
       ].join('\n'),
     );
     for (const size of [1, 5, bytes.length]) {
-      const error = await refusalOf(importBytes(mirror, chunksOf(bytes, size)));
+      const error = await refusalOf(importBytes(t.mirror, chunksOf(bytes, size)));
       expect(error.issues.map((i) => [i.line, i.code])).toEqual([
         [2, 'INVALID_FIELD'],
         [4, 'CSV_SYNTAX'],
@@ -207,7 +197,7 @@ describe('importOrderBytes however the bytes are cut', () => {
 
   it('names a bad header alone, whatever follows it', async () => {
     const bytes = Buffer.from(`${HEADER},kind\nmo-1,DEPOSTI,"card_1\nmo-2,CAN"CEL\n`);
-    const error = await refusalOf(importBytes(mirror, chunksOf(bytes, 3)));
+    const error = await refusalOf(importBytes(t.mirror, chunksOf(bytes, 3)));
     expect(error.issues.map((i) => [i.line, i.code])).toEqual([[1, 'BAD_HEADER']]);
   });
 
@@ -221,7 +211,7 @@ describe('importOrderBytes however the bytes are cut', () => {
       Buffer.from(`,,,,${AT},\n`),
     ]);
     for (const size of [1, 3, bytes.length]) {
-      const error = await refusalOf(importBytes(mirror, chunksOf(bytes, size)));
+      const error = await refusalOf(importBytes(t.mirror, chunksOf(bytes, size)));
       expect(error.issues).toEqual([{ line: 5, code: 'NOT_UTF8', reason: 'expected UTF-8 text' }]);
     }
     expectConnectionClean();
@@ -230,41 +220,41 @@ describe('importOrderBytes however the bytes are cut', () => {
 
 describe('importOrderBytes when something fails mid-import', () => {
   it('rolls back when the bytes fail mid-file: the journal unchanged, the connection clean', async () => {
-    await importBytes(mirror, chunksOf(Buffer.from(`${journalLines(10).join('\n')}\n`), 100));
+    await importBytes(t.mirror, chunksOf(Buffer.from(`${journalLines(10).join('\n')}\n`), 100));
     const before = orders();
     const bytes = Buffer.from(`${journalLines(20_000).join('\n')}\n`);
     async function* failing(): AsyncGenerator<Uint8Array> {
       yield* chunksOf(bytes.subarray(0, 10 * READ_CHUNK), READ_CHUNK);
       throw new Error('the disk went away');
     }
-    await expect(importBytes(mirror, failing())).rejects.toThrow('the disk went away');
+    await expect(importBytes(t.mirror, failing())).rejects.toThrow('the disk went away');
     expect(orders()).toEqual(before);
     expectConnectionClean();
     // And the next import works.
-    expect(await importBytes(mirror, chunksOf(bytes, READ_CHUNK))).toMatchObject({
+    expect(await importBytes(t.mirror, chunksOf(bytes, READ_CHUNK))).toMatchObject({
       inserted: 19_990,
       unchanged: 10,
     });
   });
 
   it('says IMPORT_UNREADABLE for a path it can open but not read, leaving nothing behind', async () => {
-    const folder = join(dir, `folder-${fileNo}`);
+    const folder = join(t.dir, `folder-${nextFileNo()}`);
     await mkdir(folder);
-    await expect(importOrderFile(mirror.db, { file: folder, merchantId: 'mch_1' })).rejects.toThrow(
-      expect.objectContaining({ code: 'IMPORT_UNREADABLE', issues: [] }),
-    );
+    await expect(
+      importOrderFile(t.mirror.db, { file: folder, merchantId: 'mch_1' }),
+    ).rejects.toThrow(expect.objectContaining({ code: 'IMPORT_UNREADABLE', issues: [] }));
     expectConnectionClean();
   });
 
   it('rolls every row back when one fails as it is written', async () => {
-    await importBytes(mirror, chunksOf(Buffer.from(`${journalLines(10).join('\n')}\n`), 100));
+    await importBytes(t.mirror, chunksOf(Buffer.from(`${journalLines(10).join('\n')}\n`), 100));
     const before = orders();
-    mirror.db.exec(
+    t.mirror.db.exec(
       `CREATE TRIGGER refuse_mo_4000 BEFORE INSERT ON orders WHEN NEW.merchant_order_no = 'mo-4000'
          BEGIN SELECT RAISE(ABORT, 'mo-4000 refused by the test'); END`,
     );
     const bytes = Buffer.from(`${journalLines(5_000).join('\n')}\n`);
-    await expect(importBytes(mirror, chunksOf(bytes, READ_CHUNK))).rejects.toThrow(
+    await expect(importBytes(t.mirror, chunksOf(bytes, READ_CHUNK))).rejects.toThrow(
       'mo-4000 refused by the test',
     );
     expect(orders()).toEqual(before);
@@ -282,7 +272,7 @@ describe('importOrderBytes and the rest of the mirror', () => {
         sent += 1;
         if (sent !== 2) continue;
         // Another connection writes while the import reads: it must not wait for a lock.
-        const other = new Database(mirror.file, { timeout: 0 });
+        const other = new Database(t.mirror.file, { timeout: 0 });
         try {
           other
             .prepare(
@@ -298,27 +288,27 @@ describe('importOrderBytes and the rest of the mirror', () => {
         }
       }
     }
-    const error = await refusalOf(importBytes(mirror, withAWriterMidway()));
+    const error = await refusalOf(importBytes(t.mirror, withAWriterMidway()));
     expect(error.issues.map((i) => [i.line, i.code])).toEqual([[2_501, 'CONTRADICTS_JOURNAL']]);
     expect(error.issues[0]?.reason).toMatch(/amount: journaled 9.00, file 1.00/);
     expect(orders().map((r) => r.merchant_order_no)).toEqual(['mo-2500']);
   });
 
   it('leaves TEMP tables that the connection already has alone', async () => {
-    mirror.db.exec('CREATE TEMP TABLE working (id INTEGER)');
-    mirror.db.exec('INSERT INTO temp.working VALUES (1)');
+    t.mirror.db.exec('CREATE TEMP TABLE working (id INTEGER)');
+    t.mirror.db.exec('INSERT INTO temp.working VALUES (1)');
     const file = await writeJournal(`${journalLines(100).join('\n')}\n`);
-    expect(await importOrderFile(mirror.db, { file, merchantId: 'mch_1' })).toMatchObject({
+    expect(await importOrderFile(t.mirror.db, { file, merchantId: 'mch_1' })).toMatchObject({
       inserted: 100,
     });
-    expect(mirror.db.prepare('SELECT id FROM temp.working').all()).toEqual([{ id: 1 }]);
-    expect(mirror.db.pragma('temp_store', { simple: true })).toBe(2);
+    expect(t.mirror.db.prepare('SELECT id FROM temp.working').all()).toEqual([{ id: 1 }]);
+    expect(t.mirror.db.pragma('temp_store', { simple: true })).toBe(2);
   });
 
   it('reads the file as a stream: its bytes as written, whatever its length', async () => {
     const file = await writeJournal(`${journalLines(3).join('\n')}\n`);
     expect(await readFile(file, 'utf8')).toContain('mo-3');
-    const result = await importOrderFile(mirror.db, { file, merchantId: 'mch_1' });
+    const result = await importOrderFile(t.mirror.db, { file, merchantId: 'mch_1' });
     expect(result).toMatchObject({ file, rows: 3, inserted: 3 });
   });
 });

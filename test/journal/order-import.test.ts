@@ -1,42 +1,34 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importOrderFile } from '../../src/journal/order-import.js';
 import { OrderImportError } from '../../src/journal/order-import-error.js';
 import type { OrdersTable } from '../../src/mirror/mirror-schema.js';
-import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
+import { useTempMirrors } from '../support/temp-mirrors.js';
 
 const HEADER = 'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo';
 const AT = '2026-11-20T10:00:00.000Z';
 const NOW = new Date('2026-11-21T02:00:00.000Z');
 
-let dir: string;
-let mirror: Mirror;
-let fileNo = 0;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cardsync-import-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-beforeEach(() => {
-  fileNo += 1;
-  mirror = openMirror(join(dir, `mirror-${fileNo}.sqlite`));
-});
-afterEach(async () => {
-  await mirror.close();
-});
+let files = 0;
+/** A number for a file name, unique within this file's temp folder. */
+function nextFileNo(): number {
+  files += 1;
+  return files;
+}
+const t = useTempMirrors('cardsync-import-');
 
 async function journalFile(lines: readonly string[], eol = '\n', name?: string): Promise<string> {
-  const file = join(dir, name ?? `journal-${fileNo}-${Math.random().toString(36).slice(2)}.csv`);
+  const file = join(
+    t.dir,
+    name ?? `journal-${nextFileNo()}-${Math.random().toString(36).slice(2)}.csv`,
+  );
   await writeFile(file, lines.join(eol) + eol);
   return file;
 }
 
 function importFile(file: string, merchantId = 'mch_1') {
-  return importOrderFile(mirror.db, { file, merchantId, now: () => NOW });
+  return importOrderFile(t.mirror.db, { file, merchantId, now: () => NOW });
 }
 
 async function refusal(file: string, merchantId = 'mch_1'): Promise<OrderImportError> {
@@ -50,7 +42,7 @@ async function refusal(file: string, merchantId = 'mch_1'): Promise<OrderImportE
 }
 
 function orders(): OrdersTable[] {
-  return mirror.db
+  return t.mirror.db
     .prepare('SELECT * FROM orders ORDER BY merchant_order_no')
     .all() as OrdersTable[];
 }
@@ -114,7 +106,7 @@ describe('importOrderFile on a valid file', () => {
     const file = await journalFile(VALID);
     await importFile(file);
     const before = orders();
-    const again = await importOrderFile(mirror.db, {
+    const again = await importOrderFile(t.mirror.db, {
       file,
       merchantId: 'mch_1',
       now: () => new Date('2026-12-01T00:00:00.000Z'),
@@ -146,7 +138,7 @@ describe('importOrderFile on a valid file', () => {
       `x",,1.00,USD,${AT},`,
       `mo-4,DEPOSIT,card_1,,1.00,EURO,${AT},`,
     ].join('\r\n');
-    const file = join(dir, 'crlf.csv');
+    const file = join(t.dir, 'crlf.csv');
     await writeFile(file, `${text}\r\n`);
     const error = await refusal(file);
     // The quoted field spanning lines 5-6 is reported at line 5; the next row is line 7.
@@ -295,7 +287,7 @@ describe('importOrderFile refusing a file', () => {
   });
 
   it('refuses an empty file', async () => {
-    const file = join(dir, 'empty.csv');
+    const file = join(t.dir, 'empty.csv');
     await writeFile(file, '');
     expect((await refusal(file)).issues).toEqual([
       { line: 1, code: 'BAD_HEADER', reason: expect.stringMatching(/the file is empty/) },
@@ -324,7 +316,7 @@ describe('importOrderFile refusing a file', () => {
   });
 
   it('refuses a file that is not UTF-8, naming the line', async () => {
-    const file = join(dir, 'latin1.csv');
+    const file = join(t.dir, 'latin1.csv');
     await writeFile(
       file,
       Buffer.concat([
@@ -339,14 +331,14 @@ describe('importOrderFile refusing a file', () => {
   });
 
   it('says IMPORT_UNREADABLE for a file that is not there', async () => {
-    await expect(importFile(join(dir, 'nope.csv'))).rejects.toMatchObject({
+    await expect(importFile(join(t.dir, 'nope.csv'))).rejects.toMatchObject({
       code: 'IMPORT_UNREADABLE',
       issues: [],
     });
   });
 
   it('refuses a currency other than the merchant account one', async () => {
-    mirror.db
+    t.mirror.db
       .prepare(
         `INSERT INTO merchants (merchant_id, source, base_url, currency, first_seen_at, updated_at)
          VALUES ('mch_1', 'default', 'https://x', 'USD', ?, ?)`,
@@ -401,7 +393,7 @@ describe('importOrderFile against the journal', () => {
 
   it('treats an order cardsync submitted as known when the books agree, whatever their time', async () => {
     const at = new Date().toISOString();
-    mirror.db
+    t.mirror.db
       .prepare(
         `INSERT INTO orders (merchant_order_no, merchant_id, kind, card_id, offering_id, amount,
            amount_minor, currency, submitted_at, order_no, state, error_code, request_json, source,

@@ -12,14 +12,19 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Run `cardsync ...args` to completion. */
+/**
+ * Run `cardsync ...args` to completion. `env` adds to this process's environment (a key set to
+ * undefined is left out); `nodeArgs` go to node before the CLI (`--import`, ...).
+ */
 export async function runCliProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  options: { nodeArgs?: readonly string[]; cwd?: string } = {},
 ): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
     env: { ...process.env, ...env },
     stdio: 'pipe',
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   child.stdin.end();
   let stdout = '';
