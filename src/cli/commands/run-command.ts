@@ -2,23 +2,10 @@ import type { Command } from 'commander';
 import type { ConfigFlags } from '../../config/index.js';
 import type { CliIo } from '../cli-io.js';
 import { addReconOptions, type ReconFlags, reconConfigFlags } from '../recon-options.js';
-import { addSyncOptions } from './sync-command.js';
+import { addSyncOptions, type SyncFlags } from './sync-command.js';
 
 /** The flags of `run` and `schedule`: the sync's and the reconciliation's. */
-export interface RunFlags extends ReconFlags {
-  config?: string;
-  db?: string;
-  baseUrl?: string;
-  caFile?: string;
-  merchantId?: string;
-  since?: string;
-  lookbackHours?: string;
-  concurrency?: string;
-  safetyLagSeconds?: string;
-  json: boolean;
-  progress: boolean;
-  logLevel?: string;
-}
+export interface RunFlags extends SyncFlags, ReconFlags {}
 
 /** `cardsync run`: the nightly job, sync then reconcile, under one run id and one lock. */
 export function registerRunCommand(program: Command, io: CliIo): void {
