@@ -4,6 +4,7 @@ import { type NightlyRunResult, runNightly } from '../runner/nightly-run.js';
 import type { CliIo } from './cli-io.js';
 import { SYNC_EXIT_CODES } from './commands/sync-command.js';
 import type { ExitCode } from './exit-codes.js';
+import { startHeapCeiling } from './heap-ceiling.js';
 import { exitCodeOf, jobExit } from './job-errors.js';
 import { type FailOn, nightlyExitCode } from './job-exit.js';
 import { buildSources, openMirrorOrExit, syncSettings } from './job-setup.js';
@@ -30,6 +31,7 @@ export async function nightlyJob(
   const { logger } = options;
   const started = Date.now();
   let outcome: NightlyJobOutcome;
+  const ceiling = startHeapCeiling();
   try {
     const result = await runOnce(io, config, options);
     // runNightly computed it with nightlyExitCode (see runOnce), so it is one of EXIT.
@@ -37,6 +39,8 @@ export async function nightlyJob(
   } catch (error) {
     const mapped = jobExit(error);
     outcome = { result: null, exitCode: exitCodeOf(mapped), error: mapped };
+  } finally {
+    ceiling.stop();
   }
   const { result } = outcome;
   recordMetrics(config.metricsFile, logger, {

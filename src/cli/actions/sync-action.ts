@@ -5,13 +5,20 @@ import type { SyncResult } from '../../sync/sync-result.js';
 import type { CliIo } from '../cli-io.js';
 import { SYNC_EXIT_CODES, type SyncFlags } from '../commands/sync-command.js';
 import { EXIT, ExitError } from '../exit-codes.js';
+import { startHeapCeiling } from '../heap-ceiling.js';
 import { buildSources, loadConfig, openMirrorOrExit, syncSettings } from '../job-setup.js';
 import { formatSyncSummary } from '../sync-summary.js';
 import { TerminalProgress } from '../terminal-progress.js';
 
 /** The body of `cardsync sync`: sync, print the summary, and end with the outcome's exit code. */
 export async function syncAction(io: CliIo, flags: SyncFlags): Promise<void> {
-  const result = await syncFromFlags(io, flags, 'sync');
+  const ceiling = startHeapCeiling();
+  let result: Awaited<ReturnType<typeof syncFromFlags>>;
+  try {
+    result = await syncFromFlags(io, flags, 'sync');
+  } finally {
+    ceiling.stop();
+  }
   io.stdout(
     flags.json
       ? `${JSON.stringify(result.result)}\n`
