@@ -166,6 +166,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         : null;
     if (options.world && !world) logger.warn('state already holds cards; no world generated');
 
+    store.buildIndexes();
     const tls = await loadTlsMaterial(join(workDir, 'tls'), Boolean(options.stateDir));
     const events = new DueEvents(ctx);
     const moving = options.activityPerSecond

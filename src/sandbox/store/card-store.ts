@@ -33,6 +33,11 @@ export class CardStore {
     this.#sql = new StatementCache(db);
   }
 
+  /** Build the index now, so that the first page asked for does not wait for it. */
+  buildIndex(): void {
+    this.#index.get();
+  }
+
   /** Forget the index (after writes that bypassed this store, or a rolled-back transaction). */
   invalidateIndex(): void {
     this.#index.invalidate();
@@ -155,7 +160,10 @@ export class CardStore {
         offset: window.offset,
         limit: window.limit,
       });
-    const byRow = this.#sql.get(`SELECT ${CARD_COLUMNS} FROM cards WHERE rowid = ?`);
-    return { rows: found.rows.map((row) => byRow.get(row) as CardRecord), total: found.total };
+    const rows = this.#sql.rowsByKey(
+      `SELECT ${CARD_COLUMNS} FROM cards WHERE rowid = ?`,
+      found.rows,
+    );
+    return { rows: rows as CardRecord[], total: found.total };
   }
 }

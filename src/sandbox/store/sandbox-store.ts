@@ -23,6 +23,15 @@ export class SandboxStore {
     this.orders = new OrderStore(db);
   }
 
+  /**
+   * Build the in-memory page indexes of cards and transactions, which are otherwise built by
+   * the first page asked for (a second or more for a world of a million transactions).
+   */
+  buildIndexes(): void {
+    this.cards.buildIndex();
+    this.transactions.buildIndex();
+  }
+
   /** Run `work` in one SQLite transaction (nested calls join the outer one). */
   atomically<T>(work: () => T): T {
     const transactionWrites = this.transactions.indexWrites;

@@ -5,9 +5,20 @@ import type { SandboxDatabase } from './database.js';
 export class StatementCache {
   readonly #db: SandboxDatabase;
   readonly #statements = new Map<string, Statement>();
+  readonly #readAll: (statement: Statement, keys: readonly number[]) => unknown[];
 
   constructor(db: SandboxDatabase) {
     this.#db = db;
+    // One read transaction for a page's lookups: outside one, every statement takes and drops
+    // the WAL read lock on its own, which cost more than the lookup itself.
+    this.#readAll = db.transaction((statement: Statement, keys: readonly number[]) =>
+      keys.map((key) => statement.get(key)),
+    );
+  }
+
+  /** The row `sql` (one `?` parameter) gives for each of `keys`, in order, read together. */
+  rowsByKey(sql: string, keys: readonly number[]): unknown[] {
+    return this.#readAll(this.get(sql), keys);
   }
 
   /** The prepared statement for `sql`. */

@@ -56,6 +56,11 @@ export class TransactionStore {
     this.#sql = new StatementCache(db);
   }
 
+  /** Build the index now, so that the first page asked for does not wait for it. */
+  buildIndex(): void {
+    this.#index.get();
+  }
+
   /** Forget the index (after writes that bypassed this store, or a rolled-back transaction). */
   invalidateIndex(): void {
     this.#index.invalidate();
@@ -207,9 +212,12 @@ export class TransactionStore {
       ...(filter.startTime === undefined ? {} : { startTime: filter.startTime }),
       ...(filter.endTime === undefined ? {} : { endTime: filter.endTime }),
     });
-    const byRow = this.#sql.get(`SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE rowid = ?`);
+    const rows = this.#sql.rowsByKey(
+      `SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE rowid = ?`,
+      found.rows,
+    ) as TransactionRow[];
     return {
-      rows: found.rows.map((row) => fromRow(byRow.get(row) as TransactionRow)),
+      rows: rows.map(fromRow),
       total: found.total,
     };
   }
