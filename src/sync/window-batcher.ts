@@ -3,8 +3,12 @@ import type { TransactionCounts } from './sync-result.js';
 import type { WindowCommit, WindowCounts } from './window-commit.js';
 import type { WriterThread } from './writer-thread-client.js';
 
-/** Rows that make a batch of windows worth committing. */
-const BATCH_ROWS = 20_000;
+/**
+ * Rows that make a batch of windows worth committing. Each batch crosses to the writer thread
+ * whole (a copy on each side while it lands): at 20,000 rows the 1M sync's peak was about
+ * 15 MiB higher than at 10,000, for no measurable gain in speed.
+ */
+const BATCH_ROWS = 10_000;
 /** The longest a finished window waits before its batch is sent. */
 const BATCH_MS = 2_000;
 

@@ -55,7 +55,7 @@ export class WriterThread {
     const data: WriterThreadData = { file, ...options };
     // A small heap: the thread's garbage is the batches it has landed, and V8's default limits
     // let the process's memory grow by tens of MiB for nothing. What it holds at once is a
-    // batch or two (about 20,000 rows, 15 MiB); measured at 1M rows, its heap stayed under
+    // batch or two (about 10,000 rows, 8 MiB); measured at 1M rows, its heap stayed under
     // 40 MiB with these limits and reached 97 MiB without the old-generation one.
     return new WriterThread(
       new Worker(writerThreadFile(), {
