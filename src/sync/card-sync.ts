@@ -31,6 +31,10 @@ export async function syncCards(
   context: MerchantSyncContext,
   merchantId: string,
   firstPage: PageResult<Card>,
+  options: {
+    /** Told of a failure at once, before the pages read so far have landed. */
+    onFailure?: (error: unknown) => void;
+  } = {},
 ): Promise<ResourceCounts> {
   const counts: ResourceCounts = { ...emptyCounts(), outcome: 'done' };
   const batcher = new CommitBatcher<CardPageCommit, CardPageCounts>({
@@ -42,6 +46,9 @@ export async function syncCards(
   });
   try {
     return await snapshotCards(context, merchantId, firstPage, batcher, counts);
+  } catch (error) {
+    options.onFailure?.(error);
+    throw error;
   } finally {
     // Pages read land even when the snapshot stopped on an error or a signal.
     await batcher.flush();

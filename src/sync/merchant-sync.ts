@@ -1,4 +1,6 @@
+import { setMaxListeners } from 'node:events';
 import { UpstreamError } from '../api/index.js';
+import type { Card } from '../contract/index.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
 import { auditCounts } from './count-audit.js';
@@ -7,7 +9,7 @@ import type { MerchantSyncContext } from './sync-context.js';
 import { emptyMerchantResult, type MerchantSyncResult, type SyncOutcome } from './sync-result.js';
 import { isoTime } from './time-range.js';
 import { syncWindows } from './transaction-sync.js';
-import { planWindows } from './window-plan.js';
+import { planRemainder, planWindows } from './window-plan.js';
 
 /** How far past the upstream's clock the tail window reaches, for clock skew. */
 const TAIL_MARGIN_MS = 60_000;
@@ -21,23 +23,43 @@ export interface MerchantSyncOptions {
 }
 
 /**
- * Sync one merchant: cards first (the first page names the merchant), then offerings and
- * balance, the rest of the cards, the transaction windows up to the cutoff, a tail window up
- * to the upstream's present (so every transaction that the card balances already reflect is
- * mirrored), the count audit (late postings and status changes of older rows) and the missing
- * cards. Never throws for upstream
- * failures: they end the merchant's sync with an outcome and what landed stays.
+ * Sync one merchant. The first page of cards comes first: it names the merchant and fixes the
+ * cutoff. Then, side by side, the offerings, the balance, the rest of the cards and the
+ * transaction windows up to the cutoff (from the earliest card known so far); once the cards
+ * are in, the history before an earlier card and a tail window up to the upstream's present (so
+ * every transaction that the card balances reflect is mirrored). Last, the count audit (late
+ * postings and status changes of older rows) and the missing cards. Never throws for upstream
+ * failures: the first one stops the rest and ends the merchant's sync with an outcome, and what
+ * landed stays.
  */
 export async function syncMerchant(
   context: MerchantSyncContext,
   options: MerchantSyncOptions = {},
 ): Promise<MerchantSyncResult> {
   const result = emptyMerchantResult(context.source);
-  const log = context.logger;
-  let step = 'cards';
+  // One failure stops the merchant's other work (its requests are aborted); a stop of the run
+  // stops it too.
+  const stop = new AbortController();
+  // Every request in flight listens to it.
+  setMaxListeners(0, stop.signal);
+  const stopWork = () => stop.abort(context.signal.reason);
+  if (context.signal.aborted) stopWork();
+  context.signal.addEventListener('abort', stopWork, { once: true });
+  const work: MerchantSyncContext = { ...context, signal: stop.signal };
+  let failure: { step: string; error: unknown } | null = null;
+  const halt = (name: string) => (error: unknown) => {
+    if (failure) return;
+    failure = { step: name, error };
+    stop.abort();
+  };
+  const step = <T>(name: string, promise: Promise<T>): Promise<T> =>
+    promise.catch((error: unknown) => {
+      halt(name)(error);
+      throw error;
+    });
   try {
-    context.progress.phase(`${context.source}: cards`);
-    const firstPage = await readFirstCardPage(context);
+    context.progress.phase(`${context.source}: cards and transactions`);
+    const firstPage = await step('cards', readFirstCardPage(work));
     const now = context.api.upstreamNow() ?? context.clock();
     const cutoff = now - context.settings.safetyLagMs;
     options.onCutoff?.(cutoff);
@@ -47,40 +69,59 @@ export async function syncMerchant(
       knownMerchantId(context) ??
       `source:${context.source}`;
     result.merchantId = merchantId;
-    step = 'offerings';
-    result.offerings = await syncOfferings(context, merchantId);
-    step = 'balance';
-    result.balance = await syncBalance(context, merchantId);
-    step = 'cards';
-    result.cards = await syncCards(context, merchantId, firstPage);
 
-    step = 'transactions';
-    context.progress.phase(`${context.source}: transactions`);
+    const offerings = step('offerings', syncOfferings(work, merchantId));
+    const balance = step('balance', syncBalance(work, merchantId));
+    const cards = step(
+      'cards',
+      syncCards(work, merchantId, firstPage, { onFailure: halt('cards') }),
+    );
     const counts = result.transactions;
     counts.outcome = 'failed';
-    const start = historyStart(context, merchantId, cutoff);
-    const plan = planWindows({
-      start,
+    const input = {
+      start: historyStart(context, merchantId, cutoff, firstPage.records),
       cutoff,
       lookbackMs: context.settings.lookbackMs,
       done: context.writers.progress.read(merchantId),
+    };
+    const plan = planWindows(input);
+    let start = input.start;
+    const afterCards = cards.then(() => {
+      start = historyStart(context, merchantId, cutoff);
+      const tailEnd = (context.api.upstreamNow() ?? context.clock()) + TAIL_MARGIN_MS;
+      return [
+        ...planRemainder({ ...input, start }, plan),
+        { kind: 'tail' as const, range: { start: cutoff, end: tailEnd }, markDone: false },
+      ];
     });
-    await syncWindows(context, merchantId, plan, counts);
-    const tailEnd = (context.api.upstreamNow() ?? context.clock()) + TAIL_MARGIN_MS;
-    await syncWindows(
-      context,
-      merchantId,
-      [{ kind: 'tail', range: { start: cutoff, end: tailEnd }, markDone: false }],
-      counts,
+    // Awaited by the pool unless it stopped first; a card failure is reported as the cards'.
+    afterCards.catch(() => {});
+    const windows = step(
+      'transactions',
+      syncWindows(work, merchantId, plan, counts, {
+        later: afterCards,
+        onFailure: halt('transactions'),
+      }),
     );
+    const [offered, balanced, carded] = await Promise.allSettled([
+      offerings,
+      balance,
+      cards,
+      windows,
+    ]);
+    if (offered.status === 'fulfilled') result.offerings = offered.value;
+    if (balanced.status === 'fulfilled') result.balance = balanced.value;
+    if (carded.status === 'fulfilled') result.cards = carded.value;
+    if (failure) throw (failure as { error: unknown }).error;
     counts.outcome = 'done';
 
-    step = 'count check';
-    const checked = await auditCounts(context, merchantId, { start, end: cutoff }, counts);
+    const checked = await step(
+      'count check',
+      auditCounts(work, merchantId, { start, end: cutoff }, counts),
+    );
     result.audit = { outcome: 'done', ...checked.audit };
     result.unsettled = checked.unsettled;
-    step = 'missing cards';
-    result.missingCards = await checkMissingCards(context, merchantId);
+    result.missingCards = await step('missing cards', checkMissingCards(work, merchantId));
     context.writers.atomically(() =>
       context.writers.quarantine.resolveRepaired({
         merchantId,
@@ -90,12 +131,18 @@ export async function syncMerchant(
     );
     return result;
   } catch (error) {
-    result.outcome = outcomeOf(error, context.signal);
-    if (result.outcome === 'done') throw error;
-    const code = error instanceof UpstreamError ? error.code : 'ABORTED';
-    result.error = { code, message: `${step}: ${(error as Error).message}` };
-    log.error({ err: error, step, source: context.source }, 'merchant sync stopped');
+    const cause = failure ?? { step: 'merchant', error };
+    result.outcome = outcomeOf(cause.error, context.signal);
+    if (result.outcome === 'done') throw cause.error;
+    const code = cause.error instanceof UpstreamError ? cause.error.code : 'ABORTED';
+    result.error = { code, message: `${cause.step}: ${(cause.error as Error).message}` };
+    context.logger.error(
+      { err: cause.error, step: cause.step, source: context.source },
+      'merchant sync stopped',
+    );
     return result;
+  } finally {
+    context.signal.removeEventListener('abort', stopWork);
   }
 }
 
@@ -118,8 +165,16 @@ function knownMerchantId(context: MerchantSyncContext): string | undefined {
   return row?.merchantId;
 }
 
-/** `--since`, else the earliest of the merchant's cards and done ranges, else the cutoff. */
-function historyStart(context: MerchantSyncContext, merchantId: string, cutoff: number): number {
+/**
+ * `--since`, else the earliest of the merchant's cards (in the mirror and in `seen`, cards read
+ * but perhaps not landed yet) and done ranges, else the lookback.
+ */
+function historyStart(
+  context: MerchantSyncContext,
+  merchantId: string,
+  cutoff: number,
+  seen: readonly Card[] = [],
+): number {
   if (context.settings.since !== undefined) return context.settings.since;
   const row = context.writers.db
     .prepare(
@@ -128,5 +183,9 @@ function historyStart(context: MerchantSyncContext, merchantId: string, cutoff: 
          UNION ALL SELECT min(start_at) FROM sync_progress WHERE merchant_id = ?)`,
     )
     .get(merchantId, merchantId) as { at: string | null };
-  return row.at ? Date.parse(row.at) : cutoff - context.settings.lookbackMs;
+  const known = [row.at, ...seen.filter((c) => c.merchantId === merchantId).map((c) => c.createdAt)]
+    .filter((at): at is string => at !== null)
+    .map((at) => Date.parse(at))
+    .filter((at) => !Number.isNaN(at));
+  return known.length > 0 ? Math.min(...known) : cutoff - context.settings.lookbackMs;
 }

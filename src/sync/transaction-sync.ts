@@ -31,7 +31,13 @@ export async function syncWindows(
   merchantId: string,
   jobs: readonly WindowJob[],
   counts: TransactionCounts,
-  options: { collectIds?: boolean } = {},
+  options: {
+    collectIds?: boolean;
+    /** Windows known only later (once the card snapshot is in), read as they come. */
+    later?: Promise<readonly WindowJob[]>;
+    /** Told of the first failure at once, before the windows under way finish. */
+    onFailure?: (error: unknown) => void;
+  } = {},
 ): Promise<WindowBatchResult> {
   const seen = options.collectIds ? new Set<string>() : null;
   const log = context.logger;
@@ -41,9 +47,11 @@ export async function syncWindows(
     clock: context.clock,
   });
   try {
-    await runWorkPool<WindowJob>(
-      jobs,
+    await runWorkPool<WindowJob | Promise<readonly WindowJob[]>>(
+      options.later ? [options.later, ...jobs] : jobs,
       async (job) => {
+        // The later windows wait in a slot of their own, so the others go on meanwhile.
+        if (job instanceof Promise) return await job;
         const startedAt = context.clock();
         const result = await fetchWindow(
           context.api,
@@ -103,7 +111,11 @@ export async function syncWindows(
         context.progress.windowDone();
         return [];
       },
-      { concurrency: context.settings.concurrency, signal: context.signal },
+      {
+        concurrency: context.settings.concurrency,
+        signal: context.signal,
+        ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+      },
     );
   } finally {
     // Finished windows land even when the pool stopped on an error or a signal.

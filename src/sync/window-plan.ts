@@ -37,3 +37,17 @@ export function planWindows(input: WindowPlanInput): PlannedWindow[] {
   plan.push({ kind: 'lookback', range: { start: lookbackStart, end: cutoff }, markDone: true });
   return plan;
 }
+
+/**
+ * The windows of `planWindows(input)` that `planned` does not already cover: what is left to
+ * read once the history turns out to start earlier than the windows under way assumed.
+ */
+export function planRemainder(
+  input: WindowPlanInput,
+  planned: readonly PlannedWindow[],
+): PlannedWindow[] {
+  const covered = mergeRanges(planned.map((window) => window.range));
+  return planWindows(input).flatMap((window) =>
+    subtractRanges(window.range, covered).map((range) => ({ ...window, range })),
+  );
+}

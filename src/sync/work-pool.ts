@@ -9,7 +9,12 @@ import pLimit from 'p-limit';
 export async function runWorkPool<J>(
   jobs: readonly J[],
   work: (job: J) => Promise<readonly J[]>,
-  options: { concurrency: number; signal?: AbortSignal },
+  options: {
+    concurrency: number;
+    signal?: AbortSignal;
+    /** Told of the first error at once, before the jobs already running finish. */
+    onFailure?: (error: unknown) => void;
+  },
 ): Promise<void> {
   const limit = pLimit(options.concurrency);
   let failure: { error: unknown } | null = null;
@@ -23,7 +28,10 @@ export async function runWorkPool<J>(
         for (const next of more) schedule(next);
       } catch (error) {
         // Set before the slot frees, so no queued job starts after a failure.
-        failure ??= { error };
+        if (!failure) {
+          failure = { error };
+          options.onFailure?.(error);
+        }
       }
     }).finally(() => running.delete(task));
     running.add(task);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planWindows } from '../../src/sync/window-plan.js';
+import { planRemainder, planWindows } from '../../src/sync/window-plan.js';
 
 const HOUR = 3_600_000;
 
@@ -45,5 +45,23 @@ describe('the window plan', () => {
       { kind: 'lookback', range: { start: 90, end: 100 }, markDone: true },
     ]);
     expect(planWindows({ start: 200, cutoff: 100, lookbackMs: 10, done: [] })).toEqual([]);
+  });
+
+  it('plans what an earlier start adds to windows under way, history and lookback alike', () => {
+    const done = [{ start: 10 * HOUR, end: 12 * HOUR }];
+    const base = { cutoff: 100 * HOUR, lookbackMs: 72 * HOUR, done };
+    const underWay = planWindows({ ...base, start: 20 * HOUR });
+    expect(planRemainder({ ...base, start: 5 * HOUR }, underWay)).toEqual([
+      { kind: 'history', range: { start: 5 * HOUR, end: 10 * HOUR - 1 }, markDone: true },
+      { kind: 'history', range: { start: 12 * HOUR + 1, end: 20 * HOUR - 1 }, markDone: true },
+    ]);
+    // The first cards were all inside the lookback: the rest of it and the history before.
+    const recent = planWindows({ ...base, done: [], start: 90 * HOUR });
+    expect(planRemainder({ ...base, done: [], start: 0 }, recent)).toEqual([
+      { kind: 'history', range: { start: 0, end: 28 * HOUR - 1 }, markDone: true },
+      { kind: 'lookback', range: { start: 28 * HOUR, end: 90 * HOUR - 1 }, markDone: true },
+    ]);
+    // Nothing earlier: nothing more.
+    expect(planRemainder({ ...base, start: 20 * HOUR }, underWay)).toEqual([]);
   });
 });
