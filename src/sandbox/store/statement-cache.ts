@@ -5,6 +5,7 @@ import type { SandboxDatabase } from './database.js';
 export class StatementCache {
   readonly #db: SandboxDatabase;
   readonly #statements = new Map<string, Statement>();
+  readonly #lookups = new Map<string, { statement: Statement; names: string[] }>();
   readonly #readAll: (statement: Statement, keys: readonly number[]) => unknown[];
 
   constructor(db: SandboxDatabase) {
@@ -16,9 +17,25 @@ export class StatementCache {
     );
   }
 
-  /** The row `sql` (one `?` parameter) gives for each of `keys`, in order, read together. */
+  /**
+   * The row `sql` (one `?` parameter) gives for each of `keys`, in order, read together. The
+   * rows come from SQLite as arrays and are named here: half the cost of better-sqlite3
+   * building each object itself, for the hundred rows of every page served.
+   */
   rowsByKey(sql: string, keys: readonly number[]): unknown[] {
-    return this.#readAll(this.get(sql), keys);
+    let lookup = this.#lookups.get(sql);
+    if (!lookup) {
+      const statement = this.#db.prepare(sql).raw(true);
+      lookup = { statement, names: statement.columns().map((column) => column.name) };
+      this.#lookups.set(sql, lookup);
+    }
+    const { names } = lookup;
+    return (this.#readAll(lookup.statement, keys) as (unknown[] | undefined)[]).map((values) => {
+      if (!values) return undefined;
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
+      return row;
+    });
   }
 
   /** The prepared statement for `sql`. */
