@@ -32,6 +32,16 @@ export interface OpenMirrorOptions {
 }
 
 /**
+ * WAL pages after which a commit checkpoints (SQLite's default is 1,000: after every batch the
+ * sync lands). Each checkpoint writes back every index page the batch touched; letting the WAL
+ * reach 128 MiB first writes a page touched by several batches once. Measured: the 1M upsert
+ * in 32 s instead of 42 s. Every connection gets the same threshold, so the one that commits
+ * most (the sync's writer thread) is the one that checkpoints; the WAL file is cut back to
+ * this size afterwards.
+ */
+const CHECKPOINT_PAGES = 32_768;
+
+/**
  * Open (or create) the mirror at `file`, in WAL mode so readers never block the writer nor wait
  * for it, and bring its schema up to date.
  * @throws MirrorError MIRROR_UNOPENABLE, MIRROR_TOO_NEW or MIRROR_MIGRATION_FAILED.
@@ -56,6 +66,9 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
     db.pragma('synchronous = NORMAL');
     db.pragma(`cache_size = ${-(options.cacheKiB ?? 16_384)}`);
     db.pragma('temp_store = MEMORY');
+    db.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.pragma(`journal_size_limit = ${CHECKPOINT_PAGES * pageSize}`);
     const migration = migrateMirror(db);
     let kysely: Promise<Kysely<MirrorDatabase>> | undefined;
     return {
