@@ -6,7 +6,8 @@ import type { WriterThread } from './writer-thread-client.js';
 /**
  * Rows that make a batch of windows worth committing. Each batch crosses to the writer thread
  * whole (a copy on each side while it lands): at 20,000 rows the 1M sync's peak was about
- * 15 MiB higher than at 10,000, for no measurable gain in speed.
+ * 15 MiB higher than at 10,000. With the WAL checkpointed only every 128 MiB (open-mirror.ts),
+ * the smaller batches cost little: the 1M upsert in 30.4 s against 28.6 s.
  */
 const BATCH_ROWS = 10_000;
 /** The longest a finished window waits before its batch is sent. */
