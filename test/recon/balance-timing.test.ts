@@ -4,23 +4,19 @@ import type { CardIssuingClient } from '../../src/api/index.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
 import { runChecks } from '../../src/recon/run-checks.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 import { importJournals } from './support/recon-world.js';
 
 /** The client, with `beforeTransactions` run once before the first transaction read. */
 function withPause(api: CardIssuingClient, beforeTransactions: () => Promise<void>): SyncApi {
   let pending: Promise<void> | undefined;
   return {
-    listCards: (query, options) => api.listCards(query, options),
+    ...syncApiOf(api),
     listTransactions: async (query, options) => {
       pending ??= beforeTransactions();
       await pending;
       return api.listTransactions(query, options);
     },
-    getCard: (cardId, options) => api.getCard(cardId, options),
-    getMerchantBalance: (options) => api.getMerchantBalance(options),
-    listOfferings: (options) => api.listOfferings(options),
-    upstreamNow: () => api.upstreamNow(),
   };
 }
 
@@ -57,7 +53,7 @@ describe('a purchase made after the cards were read, during the sync', () => {
     const synced = await w.sync({
       wrapApi: (api) =>
         withPause(api, async () => {
-          // The cards have landed: the purchase comes after every balance was read.
+          // All 60 cards came on the first page: the purchase comes after every balance was read.
           await sleep(5);
           const posted = await w.t.control.post(`/_control/cards/${cardId}/transactions`, {
             type: 'PURCHASE',

@@ -40,6 +40,18 @@ export interface SyncWorld {
   close(): Promise<void>;
 }
 
+/** The client as the sync sees it, every call passed through: spread it and override some. */
+export function syncApiOf(api: CardIssuingClient): SyncApi {
+  return {
+    listCards: (query, options) => api.listCards(query, options),
+    listTransactions: (query, options) => api.listTransactions(query, options),
+    getCard: (cardId, options) => api.getCard(cardId, options),
+    getMerchantBalance: (options) => api.getMerchantBalance(options),
+    listOfferings: (options) => api.listOfferings(options),
+    upstreamNow: () => api.upstreamNow(),
+  };
+}
+
 /** Start a sandbox with `options` (a world, faults, ...) and a temp dir for mirrors. */
 export async function startSyncWorld(options: Partial<SandboxOptions>): Promise<SyncWorld> {
   const t = await startTestSandbox(options);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CardIssuingClient, UpstreamError } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 /** More cards than one page, so the snapshot and the transaction windows overlap. */
 const WORLD = { cards: 1500, transactions: 6000, days: 30, anomaliesPerCode: 0 } as const;
@@ -41,6 +41,7 @@ function failing(
   return {
     afterFailure: () => afterFailure,
     api: {
+      ...syncApiOf(api),
       listCards: (query, options) => {
         if (fail.cardsFromPage !== undefined && (query.page ?? 1) >= fail.cardsFromPage)
           return refuse('listCards');
@@ -52,10 +53,6 @@ function failing(
           return refuse('listTransactions');
         return call(options?.signal, () => api.listTransactions(query, options));
       },
-      getCard: (cardId, options) => api.getCard(cardId, options),
-      getMerchantBalance: (options) => api.getMerchantBalance(options),
-      listOfferings: (options) => api.listOfferings(options),
-      upstreamNow: () => api.upstreamNow(),
     },
   };
 }
