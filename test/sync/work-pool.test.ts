@@ -45,6 +45,29 @@ describe('the work pool', () => {
     expect(started).toEqual([1, 2]);
   });
 
+  it('tells onFailure of the first error at once, while the running jobs are still running', async () => {
+    const told: string[] = [];
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const pool = runWorkPool<number>(
+      [1, 2, 3],
+      async (n) => {
+        if (n === 2) await slow;
+        else throw new Error(`boom ${n}`);
+        return [];
+      },
+      { concurrency: 3, onFailure: (error) => told.push((error as Error).message) },
+    );
+    await tick();
+    // Job 2 has not finished, yet the first failure is already known; the second is not told.
+    expect(told).toEqual(['boom 1']);
+    release();
+    await expect(pool).rejects.toThrow('boom 1');
+    expect(told).toEqual(['boom 1']);
+  });
+
   it('starts nothing more once the signal is aborted', async () => {
     const stop = new AbortController();
     const started: number[] = [];
