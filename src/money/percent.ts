@@ -13,8 +13,9 @@ export function percentOf(amount: Minor, percent: string, mode: RoundingMode = '
   const scaled = BigInt(`${parsed.integer}${parsed.fraction}` || '0');
   const denominator = 100n * 10n ** BigInt(parsed.fraction.length);
   const fee = divideRounded(BigInt(amount) * scaled, denominator, mode);
-  // Back to a plain integer of minor units; refuse rather than lose digits past 2^53.
-  if (fee > BigInt(Number.MAX_SAFE_INTEGER))
+  // Back to a plain integer of minor units (exact: no digits are lost within +-2^53); refuse
+  // rather than lose digits beyond, on either side.
+  if (fee > BigInt(Number.MAX_SAFE_INTEGER) || fee < BigInt(Number.MIN_SAFE_INTEGER))
     throw new RangeError(`fee ${fee} exceeds the safe integer range`);
   return Number(fee);
 }

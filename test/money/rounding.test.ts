@@ -73,5 +73,6 @@ describe('percentOf', () => {
 describe('percentOf at the edge of the integer range', () => {
   it('refuses a fee beyond 2^53 minor units instead of rounding it', () => {
     expect(() => percentOf(Number.MAX_SAFE_INTEGER, '200')).toThrow(/safe integer range/);
+    expect(() => percentOf(Number.MIN_SAFE_INTEGER, '200')).toThrow(/safe integer range/);
   });
 });
