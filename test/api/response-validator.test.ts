@@ -1,3 +1,5 @@
+import { Ajv } from 'ajv';
+import type { TSchema } from 'typebox';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -6,7 +8,7 @@ import {
   ResponseValidator,
   UpstreamError,
 } from '../../src/api/index.js';
-import type { Transaction } from '../../src/contract/index.js';
+import { type OperationId, ROUTES, type Transaction } from '../../src/contract/index.js';
 import { recordingSleep, silentLogger } from './client-fixtures.js';
 
 function transaction(id: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -28,6 +30,30 @@ function transaction(id: string, overrides: Record<string, unknown> = {}): Recor
 const pagination = { total: 3, page: 1, limit: 20, totalPages: 1 };
 
 describe('ResponseValidator', () => {
+  it("compiles every operation's response schema, each a valid JSON Schema (the client skips that check)", () => {
+    const v = new ResponseValidator();
+    const metaCheck = new Ajv({ strict: false });
+    const routes = Object.entries(ROUTES) as [
+      OperationId,
+      { response: TSchema & { properties?: Record<string, unknown> } },
+    ][];
+    expect(routes).toHaveLength(12);
+    for (const [operation, route] of routes) {
+      expect(metaCheck.validateSchema(route.response), operation).toBe(true);
+      const properties = route.response.properties ?? {};
+      const data = properties.data as { type?: string } | undefined;
+      const body = { data: 'not a record' };
+      const context = { attempts: 1 };
+      const checked =
+        'pagination' in properties
+          ? v.page(operation, body, context)
+          : data?.type === 'array'
+            ? v.list(operation, body, context)
+            : v.single(operation, body, context);
+      expect(checked.ok, operation).toBe(false);
+    }
+  });
+
   const validator = new ResponseValidator();
 
   it('keeps the valid records of a page and turns the bad one into a MalformedRecordError with its raw value', () => {
