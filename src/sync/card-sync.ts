@@ -21,19 +21,6 @@ export async function readFirstCardPage(context: MerchantSyncContext): Promise<P
   return context.api.listCards({ page: 1, limit: PAGE_SIZE }, { signal: context.signal });
 }
 
-/** Options of {@link syncCards}. */
-export interface CardSnapshotOptions {
-  /** Told of a failure at once, before the pages read so far have landed. */
-  readonly onFailure?: (error: unknown) => void;
-  /**
-   * Told of the last page's cards as soon as it is read (it is read first): the list is newest
-   * first, so they are the oldest cards, and the transaction history can start from them long
-   * before the snapshot ends. A hint only: the interface promises no order, so the snapshot as a
-   * whole still has the last word.
-   */
-  readonly onLastPage?: (cards: readonly Card[]) => void;
-}
-
 /**
  * Snapshot every card (the list has no time filter): the pages after the first in parallel,
  * each landing as it arrives, stamped with when it was read, and the distinct ids checked
@@ -44,7 +31,10 @@ export async function syncCards(
   context: MerchantSyncContext,
   merchantId: string,
   firstPage: PageResult<Card>,
-  options: CardSnapshotOptions = {},
+  options: {
+    /** Told of a failure at once, before the pages read so far have landed. */
+    onFailure?: (error: unknown) => void;
+  } = {},
 ): Promise<ResourceCounts> {
   const counts: ResourceCounts = { ...emptyCounts(), outcome: 'done' };
   const batcher = new CommitBatcher<CardPageCommit, CardPageCounts>({
@@ -55,7 +45,7 @@ export async function syncCards(
     clock: context.clock,
   });
   try {
-    return await snapshotCards(context, merchantId, firstPage, batcher, counts, options);
+    return await snapshotCards(context, merchantId, firstPage, batcher, counts);
   } catch (error) {
     options.onFailure?.(error);
     throw error;
@@ -71,7 +61,6 @@ async function snapshotCards(
   firstPage: PageResult<Card>,
   batcher: CommitBatcher<CardPageCommit, CardPageCounts>,
   counts: ResourceCounts,
-  options: CardSnapshotOptions,
 ): Promise<ResourceCounts> {
   let first: PageResult<Card> | null = firstPage;
   for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
@@ -97,14 +86,13 @@ async function snapshotCards(
     // large list being requested at once and piling up parsed (at 300,000 cards the main heap
     // held about 60 MiB of them).
     const slot = pLimit(context.settings.concurrency);
-    const read = async (page: number) => {
-      const result = await context.api.listCards({ page, limit }, { signal: context.signal });
-      if (page === pages && attempt === 1) options.onLastPage?.(result.records);
-      return land(result);
-    };
-    // The last page first: its cards are (by the list's order) the oldest.
-    const order = pages > 1 ? [pages, ...range(2, pages - 1)] : [];
-    await Promise.all(order.map((page) => slot(() => read(page))));
+    await Promise.all(
+      Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
+        slot(async () =>
+          land(await context.api.listCards({ page: i + 2, limit }, { signal: context.signal })),
+        ),
+      ),
+    );
     if (stable && seen.size === total) return counts;
     context.logger.warn(
       { merchantId, attempt, total, distinct: seen.size },
@@ -114,11 +102,6 @@ async function snapshotCards(
   // Every card seen has landed; one the list hid under persistent drift comes next run, or
   // through /cards/info if a transaction names it.
   return counts;
-}
-
-/** The integers from `from` to `to`, both included. */
-function range(from: number, to: number): number[] {
-  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 }
 
 /** A page as the writer thread lands it: this merchant's valid cards, the rest quarantined. */

@@ -24,10 +24,9 @@ export interface MerchantSyncOptions {
 
 /**
  * Sync one merchant. The first page of cards comes first: it names the merchant and fixes the
- * cutoff. Then, side by side, the offerings, the balance, the rest of the cards (the last page
- * first) and the transaction windows up to the cutoff (from the earliest card known so far);
- * once the last page is in, the history back to its cards; once all cards are in, the history
- * before any earlier card and a tail window up to the upstream's present (so
+ * cutoff. Then, side by side, the offerings, the balance, the rest of the cards and the
+ * transaction windows up to the cutoff (from the earliest card known so far); once the cards
+ * are in, the history before an earlier card and a tail window up to the upstream's present (so
  * every transaction that the card balances reflect is mirrored). Last, the count audit (late
  * postings and status changes of older rows) and the missing cards. Never throws for upstream
  * failures: the first one stops the rest and ends the merchant's sync with an outcome, and what
@@ -73,24 +72,10 @@ export async function syncMerchant(
 
     const offerings = step('offerings', syncOfferings(work, merchantId));
     const balance = step('balance', syncBalance(work, merchantId));
-    // The last card page is read first: its cards, the oldest, let the history start long
-    // before the snapshot ends (on a first run the mirror knows no card yet).
-    let oldestCards: readonly Card[] = [];
-    let lastPageRead: () => void = () => {};
-    const oldestKnown = new Promise<void>((resolve) => {
-      lastPageRead = resolve;
-    });
     const cards = step(
       'cards',
-      syncCards(work, merchantId, firstPage, {
-        onFailure: halt('cards'),
-        onLastPage: (oldest) => {
-          oldestCards = oldest;
-          lastPageRead();
-        },
-      }),
+      syncCards(work, merchantId, firstPage, { onFailure: halt('cards') }),
     );
-    cards.then(lastPageRead, lastPageRead);
     const counts = result.transactions;
     counts.outcome = 'failed';
     const input = {
@@ -99,32 +84,22 @@ export async function syncMerchant(
       lookbackMs: context.settings.lookbackMs,
       done: context.writers.progress.read(merchantId),
     };
-    const planned = planWindows(input);
-    const fromOldest = oldestKnown.then(() => {
-      const seen = [...firstPage.records, ...oldestCards];
-      const more = planRemainder(
-        { ...input, start: historyStart(context, merchantId, cutoff, seen) },
-        planned,
-      );
-      planned.push(...more);
-      return more;
-    });
+    const plan = planWindows(input);
     let start = input.start;
-    const afterCards = Promise.all([cards, fromOldest]).then(() => {
+    const afterCards = cards.then(() => {
       start = historyStart(context, merchantId, cutoff);
       const tailEnd = (context.api.upstreamNow() ?? context.clock()) + TAIL_MARGIN_MS;
       return [
-        ...planRemainder({ ...input, start }, planned),
+        ...planRemainder({ ...input, start }, plan),
         { kind: 'tail' as const, range: { start: cutoff, end: tailEnd }, markDone: false },
       ];
     });
     // Awaited by the pool unless it stopped first; a card failure is reported as the cards'.
     afterCards.catch(() => {});
-    fromOldest.catch(() => {});
     const windows = step(
       'transactions',
-      syncWindows(work, merchantId, [...planned], counts, {
-        later: [fromOldest, afterCards],
+      syncWindows(work, merchantId, plan, counts, {
+        later: afterCards,
         onFailure: halt('transactions'),
       }),
     );
