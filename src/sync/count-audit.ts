@@ -54,7 +54,7 @@ export async function auditCounts(
   counts: TransactionCounts,
 ): Promise<{ audit: AuditCounts; unsettled: UnsettledCounts }> {
   const audit: AuditCounts = { queries: 0, reread: 0, surplus: 0 };
-  // Counting a long range in the mirror takes a while (about 0.3 s a million rows): each range's
+  // Counting a long range in the mirror takes a while (about 0.2 s a million rows): each range's
   // tally is kept until a read changes the mirror.
   const count = mirrorTally(context, merchantId);
   let tallies = new Map<string, Tally>();
@@ -67,14 +67,6 @@ export async function auditCounts(
     }
     return tally;
   };
-  const whole = mirrored(range.start, range.end);
-  const unsettled: UnsettledCounts = {
-    outcome: 'done',
-    watched: whole.pending + whole.completed,
-    changed: 0,
-    vanished: 0,
-  };
-  const updatedBefore = counts.updated;
   const upstream = async (r: TimeRange): Promise<Tally> => {
     const totals = await Promise.all(
       STATUS_FILTERS.map(async (status) => {
@@ -95,6 +87,21 @@ export async function auditCounts(
     const [rows = 0, pending = 0, completed = 0] = totals;
     return { rows, pending, completed };
   };
+  // The whole range's counts are asked for first, so the upstream answers while the mirror
+  // counts (which takes a while on a long history); the first round uses them.
+  let ahead: Promise<Tally> | null = upstream(range);
+  ahead.catch(() => {});
+  // undici writes a request on an idle keep-alive socket from an immediate of its own, queued
+  // after this one: the second turn starts once they are written.
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  const whole = mirrored(range.start, range.end);
+  const unsettled: UnsettledCounts = {
+    outcome: 'done',
+    watched: whole.pending + whole.completed,
+    changed: 0,
+    vanished: 0,
+  };
+  const updatedBefore = counts.updated;
   const leafRows = context.settings.maxPagesPerWindow * PAGE_ROWS;
   const surplusSeen = new Set<string>();
   const surplusRanges: TimeRange[] = [];
@@ -105,7 +112,8 @@ export async function auditCounts(
       const next: TimeRange[] = [];
       await Promise.all(
         level.map(async (r) => {
-          const up = await upstream(r);
+          const up = await (r === range && ahead ? ahead : upstream(r));
+          ahead = null;
           const narrow = mirrored(r.start, r.end);
           const wide = plus(
             narrow,
@@ -169,27 +177,28 @@ function mirrorTally(
   context: MerchantSyncContext,
   merchantId: string,
 ): (start: number, end: number) => Tally {
-  const statement = context.writers.db.prepare(
-    `SELECT count(*) AS rows, coalesce(sum(status = 'PENDING'), 0) AS pending,
-            coalesce(sum(status = 'COMPLETED'), 0) AS completed
-     FROM (
-       SELECT status FROM transactions
-       WHERE merchant_id = @merchantId AND created_at BETWEEN @start AND @end
-       UNION ALL
-       SELECT json_extract(raw_json, '$.status') FROM quarantine
-       WHERE merchant_id = @merchantId AND resource = 'transactions' AND resolved_at IS NULL
-         AND last_run_id = @runId
-         AND json_extract(raw_json, '$.createdAt') BETWEEN @start AND @end
-         AND record_id NOT IN (SELECT transaction_id FROM transactions)
-     )`,
+  // Two statements: a UNION ALL of both tables cost a third more on the index scan alone.
+  const mirrored = context.writers.db.prepare(
+    `SELECT count(*) AS rows, count(*) FILTER (WHERE status = 'PENDING') AS pending,
+            count(*) FILTER (WHERE status = 'COMPLETED') AS completed
+     FROM transactions WHERE merchant_id = @merchantId AND created_at BETWEEN @start AND @end`,
   );
-  return (start, end) =>
-    statement.get({
-      merchantId,
-      runId: context.runId,
-      start: isoTime(start),
-      end: isoTime(end),
-    }) as Tally;
+  const quarantined = context.writers.db.prepare(
+    `SELECT count(*) AS rows, count(*) FILTER (WHERE status = 'PENDING') AS pending,
+            count(*) FILTER (WHERE status = 'COMPLETED') AS completed
+     FROM (SELECT json_extract(raw_json, '$.status') AS status FROM quarantine
+           WHERE merchant_id = @merchantId AND resource = 'transactions' AND resolved_at IS NULL
+             AND last_run_id = @runId
+             AND json_extract(raw_json, '$.createdAt') BETWEEN @start AND @end
+             AND record_id NOT IN (SELECT transaction_id FROM transactions))`,
+  );
+  return (start, end) => {
+    const range = { merchantId, start: isoTime(start), end: isoTime(end) };
+    return plus(
+      mirrored.get(range) as Tally,
+      quarantined.get({ ...range, runId: context.runId }) as Tally,
+    );
+  };
 }
 
 /** Mirrored rows of `ranges` that the reading did not see: the upstream no longer shows them. */

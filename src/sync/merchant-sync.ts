@@ -115,6 +115,16 @@ export async function syncMerchant(
     if (failure) throw (failure as { error: unknown }).error;
     counts.outcome = 'done';
 
+    // Everything read has landed: the WAL goes back into the mirror file on the writer thread
+    // while this one audits, instead of when the mirror closes after the run.
+    void context.writerThread
+      .checkpoint()
+      .catch((error: unknown) =>
+        context.logger.warn(
+          { err: error },
+          'the checkpoint after landing failed; closing retries it',
+        ),
+      );
     const checked = await step(
       'count check',
       auditCounts(work, merchantId, { start, end: cutoff }, counts),

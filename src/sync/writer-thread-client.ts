@@ -77,6 +77,16 @@ export class WriterThread {
     return this.#send((id) => ({ id, kind: 'cards', runId, items: pages }));
   }
 
+  /**
+   * Copy the WAL back into the mirror file (a passive checkpoint) once what was sent before has
+   * landed. The last connection to close checkpoints whatever is left, on the main thread and
+   * after the run; asked for while the main thread counts and checks, that waiting is done on
+   * this thread instead (0.3 s after a nightly run at 1M rows).
+   */
+  async checkpoint(): Promise<void> {
+    await this.#send((id) => ({ id, kind: 'checkpoint' }));
+  }
+
   #send(
     request: (id: number) => CommitRequest,
   ): Promise<readonly (WindowCounts | CardPageCounts)[]> {

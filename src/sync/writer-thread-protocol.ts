@@ -22,7 +22,10 @@ export interface CardPageCommit {
 /** What landing a card page did. */
 export type CardPageCounts = WriteCounts & { quarantined: number };
 
-/** A batch to land in one SQLite transaction. */
+/**
+ * A batch to land in one SQLite transaction, or a checkpoint: the WAL copied back into the
+ * mirror file while the main thread does other work, so closing the mirror has little left to do.
+ */
 export type CommitRequest =
   | {
       readonly id: number;
@@ -35,7 +38,8 @@ export type CommitRequest =
       readonly kind: 'cards';
       readonly runId: string;
       readonly items: readonly CardPageCommit[];
-    };
+    }
+  | { readonly id: number; readonly kind: 'checkpoint' };
 
 /** The writer thread's answer to a {@link CommitRequest}: counts item by item, or the error. */
 export type CommitReply =

@@ -35,6 +35,12 @@ port.on('message', (request: CommitRequest | 'close') => {
   }
   let reply: CommitReply;
   try {
+    if (request.kind === 'checkpoint') {
+      // PASSIVE: readers are never waited for; frames a reader still needs stay in the WAL.
+      mirror.db.pragma('wal_checkpoint(PASSIVE)');
+      port.postMessage({ id: request.id, counts: [] } satisfies CommitReply);
+      return;
+    }
     const counts = writers.atomically(() =>
       request.kind === 'windows'
         ? request.items.map((window) => writeWindow(writers, request.runId, window))
