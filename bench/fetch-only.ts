@@ -11,6 +11,11 @@ export interface FetchOnlySettings {
   readonly maxPagesPerWindow: number;
   readonly lookbackMs: number;
   readonly safetyLagMs: number;
+  /**
+   * Read what a nightly run reads once the history is mirrored: the card list, the lookback and
+   * the tail, not the history before the lookback.
+   */
+  readonly historyDone?: boolean;
 }
 
 /** What a fetch-only pass read. */
@@ -41,7 +46,8 @@ const TAIL_MARGIN_MS = 60_000;
  * The network-and-parse limit of a sync: every page the sync would read on a first run (the
  * card list, then every planned window through the engine's own pool and fetcher, splits
  * re-queued, then the tail window), each validated by the real client, and thrown away. No
- * database is touched, so the time is what the upstream and the client cost alone.
+ * database is touched and no process starts, so the time is what the upstream and the client
+ * cost alone. With `historyDone`, the pages of a nightly run instead.
  */
 export async function fetchOnly(
   target: FetchOnlyTarget,
@@ -71,11 +77,12 @@ export async function fetchOnly(
     );
     const cardSeconds = (performance.now() - started) / 1000;
     const start = Number.isFinite(earliest) ? earliest : cutoff - settings.lookbackMs;
+    const lookbackStart = cutoff - settings.lookbackMs;
     const plan: TimeRange[] = planWindows({
       start,
       cutoff,
       lookbackMs: settings.lookbackMs,
-      done: [],
+      done: settings.historyDone && start < lookbackStart ? [{ start, end: lookbackStart }] : [],
     }).map((w) => w.range);
     let transactions = 0;
     let windows = 0;

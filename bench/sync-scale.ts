@@ -2,7 +2,9 @@
  * The issue's performance section, end to end: a full sync of a large world into a fresh mirror
  * against its two limits measured in the same run (fetch and parse only; upsert only), the
  * throughput under 50 ms of added latency, a nightly incremental run after 1% new rows, and the
- * sync process's peak RSS at 1M and 3M transactions. The sandbox and the sync run as separate
+ * sync process's peak RSS at 1M and 3M transactions. Beside the latency and incremental runs,
+ * the same pages fetched and parsed only, and under latency a plain client that only reads the
+ * bodies: what the upstream and the network allow before the sync's own work. The sandbox and the sync run as separate
  * processes so each has a core. Run with `npm run bench:sync`.
  *
  * BENCH_SCALE=0.05 shrinks every world for a quick smoke; BENCH_SKIP_3M=1 skips the 3M world;
@@ -15,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
 import { processCpuSeconds } from './cpu-time.js';
 import { type FetchOnlyResult, fetchOnly } from './fetch-only.js';
+import { type PlainClientResult, plainClient, recordRequests } from './plain-client.js';
 import { type PostedTransactions, postNewTransactions } from './post-transactions.js';
 import { type ReconAtScale, reconcileAtScale } from './recon-at-scale.js';
 import { formatResultsTable, type ResultRow, type ResultSection } from './results-table.js';
@@ -193,10 +196,16 @@ interface Measurements {
   full: TimedSync;
   newRows: PostedTransactions;
   incremental: TimedSync;
+  /** The incremental run's pages (cards, lookback, tail) fetched and parsed, no database. */
+  incrementalFetch: FetchOnlyResult;
   latency: {
     world: { cards: number; transactions: number };
     run: TimedSync;
     requests: number;
+    /** Every page of a first run under the same latency, fetched and parsed, no database. */
+    fetchOnly: FetchOnlyResult;
+    /** The upstream's ceiling under the latency: full pages read and dropped. */
+    plain: PlainClientResult;
   };
   big?: { world: { cards: number; transactions: number }; run: TimedSync };
   recon: ReconAtScale;
@@ -218,22 +227,21 @@ async function measure(): Promise<Measurements> {
   // The 1M world: both limits, the full sync, then the nightly run after 1% new rows.
   const main = await sandboxFor('1M', WORLD);
   const merchant = merchantOf(main.sandbox);
+  const target = (sandbox: SandboxAnnouncement) => ({
+    baseUrl: sandbox.baseUrl,
+    apiKey: merchantOf(sandbox).apiKey,
+    ca: readFileSync(sandbox.caFile, 'utf8'),
+  });
+  const fetchSettings = {
+    concurrency: CONCURRENCY,
+    maxPagesPerWindow: MAX_PAGES_PER_WINDOW,
+    lookbackMs: LOOKBACK_MS,
+    safetyLagMs: SAFETY_LAG_MS,
+  };
   const sandboxFile = join(main.sandbox.stateDir ?? join(main.dir, 'state'), 'sandbox.sqlite');
   progress('1M: (a) fetch and parse every page, no database');
   const fetched = await served('fetchOnly', main.sandbox, () =>
-    fetchOnly(
-      {
-        baseUrl: main.sandbox.baseUrl,
-        apiKey: merchant.apiKey,
-        ca: readFileSync(main.sandbox.caFile, 'utf8'),
-      },
-      {
-        concurrency: CONCURRENCY,
-        maxPagesPerWindow: MAX_PAGES_PER_WINDOW,
-        lookbackMs: LOOKBACK_MS,
-        safetyLagMs: SAFETY_LAG_MS,
-      },
-    ),
+    fetchOnly(target(main.sandbox), fetchSettings),
   );
   progress(
     `1M: (a) ${secs(fetched.seconds)}: ${fetched.transactions} transactions, ${fetched.cards} cards, ` +
@@ -269,6 +277,15 @@ async function measure(): Promise<Measurements> {
   const incremental = await served('incremental', main.sandbox, () =>
     syncRun('1M incremental', main.sandbox, mirrorFile),
   );
+  progress("1M: the incremental run's pages (cards, lookback, tail) fetched and parsed only");
+  const incrementalFetch = await fetchOnly(target(main.sandbox), {
+    ...fetchSettings,
+    historyDone: true,
+  });
+  progress(
+    `1M: ${secs(incrementalFetch.seconds)}: ${incrementalFetch.transactions} transactions, ` +
+      `${incrementalFetch.cards} cards, ${incrementalFetch.requests} requests`,
+  );
   progress('1M: import the journal, then one grouped pass and cardsync reconcile on the mirror');
   const journalFile = merchant.journalFile;
   if (!journalFile) throw new Error('the sandbox announced no journal file');
@@ -293,6 +310,15 @@ async function measure(): Promise<Measurements> {
     syncRun('latency', slow.sandbox, join(slow.dir, 'mirror.sqlite')),
   );
   const requests = (await faultCalls(slow.sandbox)) - callsBefore;
+  progress('latency: the same pages fetched and parsed only, then sent again by a plain client');
+  const { value: latencyFetch, paths } = await recordRequests(() =>
+    fetchOnly(target(slow.sandbox), fetchSettings),
+  );
+  const plain = await plainClient(target(slow.sandbox), { concurrency: CONCURRENCY, paths });
+  progress(
+    `latency: fetch only ${secs(latencyFetch.seconds)} (${latencyFetch.requests} requests); ` +
+      `plain client ${Math.round(plain.requestsPerSecond)} requests/s`,
+  );
   await cleanUp();
 
   let big: Measurements['big'];
@@ -312,8 +338,15 @@ async function measure(): Promise<Measurements> {
     full,
     newRows,
     incremental,
+    incrementalFetch,
     recon,
-    latency: { world: LATENCY_WORLD, run: latencyRun, requests },
+    latency: {
+      world: LATENCY_WORLD,
+      run: latencyRun,
+      requests,
+      fetchOnly: latencyFetch,
+      plain,
+    },
     ...(big ? { big } : {}),
     sandboxCpu,
   };
@@ -326,6 +359,12 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
   const latencyGoal = (0.8 * CONCURRENCY * PAGE_SIZE) / (LATENCY_MS / 1000);
   const latencyRate = rate(m.latency.run.rowsFetched, m.latency.run.seconds);
   const share = m.incremental.seconds / m.full.seconds;
+  const fetchShare = m.incrementalFetch.seconds / m.full.seconds;
+  const lf = m.latency.fetchOnly;
+  const latencyFetchRate = rate(lf.transactions + lf.cards, lf.seconds);
+  // The plain client sends the fetch-only pass's requests again: the same rows, counted the
+  // same way (its own body count adds the first pages of windows that were split).
+  const plainRate = rate(lf.transactions + lf.cards, m.latency.plain.seconds);
   const rss1 = m.full.peakRssKiB * 1024;
   const rss3 = m.big ? m.big.run.peakRssKiB * 1024 : undefined;
   const label = `${count(m.world.transactions)} transactions, ${count(m.world.cards)} cards`;
@@ -378,6 +417,14 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
           figure: `${count(m.latency.requests)} in ${secs(m.latency.run.seconds)}  ${count(rate(m.latency.requests, m.latency.run.seconds))}/s`,
           goal: `(ceiling ${count((CONCURRENCY * 1000) / LATENCY_MS)}/s)`,
         },
+        {
+          measure: 'the same pages fetched + parsed only (no database, no process start)',
+          figure: `${secs(lf.seconds)}  ${count(latencyFetchRate)} rows/s`,
+        },
+        {
+          measure: 'plain client: the same requests, bodies read and dropped',
+          figure: `${count(plainRate)} rows/s  ${count(Math.round(m.latency.plain.requestsPerSecond))} requests/s`,
+        },
       ],
     },
     {
@@ -388,6 +435,10 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
           figure: `${secs(m.incremental.seconds)}  ${(share * 100).toFixed(1)}% of full`,
           goal: '<= 5.0%',
           met: share <= 0.05,
+        },
+        {
+          measure: 'its pages (cards, lookback, tail) fetched + parsed only',
+          figure: `${secs(m.incrementalFetch.seconds)}  ${(fetchShare * 100).toFixed(1)}% of full  ${count(m.incrementalFetch.requests)} requests`,
         },
       ],
     },
@@ -470,11 +521,14 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
       requests: m.latency.requests,
       requestsPerSecond: m.latency.requests / m.latency.run.seconds,
       goalRowsPerSecond: latencyGoal,
+      fetchOnly: { ...lf, rowsPerSecond: latencyFetchRate },
+      plainClient: { ...m.latency.plain, rowsPerSecond: plainRate },
     },
     incremental: {
       newRows: m.newRows,
       ...summary(m.incremental),
       shareOfFull: share,
+      fetchOnly: { ...m.incrementalFetch, shareOfFull: fetchShare },
       goal: 0.05,
     },
     recon: {
