@@ -35,17 +35,14 @@ port.on('message', (request: CommitRequest | 'close') => {
   }
   let reply: CommitReply;
   try {
-    if (request.kind === 'checkpoint') {
-      // PASSIVE: readers are never waited for; frames a reader still needs stay in the WAL.
-      mirror.db.pragma('wal_checkpoint(PASSIVE)');
-      port.postMessage({ id: request.id, counts: [] } satisfies CommitReply);
-      return;
-    }
-    const counts = writers.atomically(() =>
-      request.kind === 'windows'
-        ? request.items.map((window) => writeWindow(writers, request.runId, window))
-        : request.items.map((page) => writeCardPage(page, request.runId)),
-    );
+    const counts =
+      request.kind === 'checkpoint'
+        ? checkpoint()
+        : writers.atomically(() =>
+            request.kind === 'windows'
+              ? request.items.map((window) => writeWindow(writers, request.runId, window))
+              : request.items.map((page) => writeCardPage(page, request.runId)),
+          );
     reply = { id: request.id, counts };
   } catch (error) {
     const { message, code } = error as { message?: string; code?: unknown };
@@ -59,6 +56,13 @@ port.on('message', (request: CommitRequest | 'close') => {
   }
   port.postMessage(reply);
 });
+
+/** Copy the WAL back into the mirror file; it wrote no rows. */
+function checkpoint(): [] {
+  // PASSIVE: readers are never waited for; frames a reader still needs stay in the WAL.
+  mirror.db.pragma('wal_checkpoint(PASSIVE)');
+  return [];
+}
 
 function writeCardPage(page: CardPageCommit, runId: string): CardPageCounts {
   const write = { merchantId: page.merchantId, runId, observedAt: page.observedAt };
