@@ -366,8 +366,7 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
   const fetchShare = m.incrementalFetch.seconds / m.full.seconds;
   const lf = m.latency.fetchOnly;
   const latencyFetchRate = rate(lf.transactions + lf.cards, lf.seconds);
-  // The plain client sends the fetch-only pass's requests again: the same rows, counted the
-  // same way (its own body count adds the first pages of windows that were split).
+  // The plain client sends the fetch-only pass's requests again: the same rows.
   const plainRate = rate(lf.transactions + lf.cards, m.latency.plain.seconds);
   const rss1 = m.full.peakRssKiB * 1024;
   const rss3 = m.big ? m.big.run.peakRssKiB * 1024 : undefined;
