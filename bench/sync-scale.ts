@@ -4,8 +4,8 @@
  * throughput under 50 ms of added latency, a nightly incremental run after 1% new rows, and the
  * sync process's peak RSS at 1M and 3M transactions. Beside the latency and incremental runs,
  * the same pages fetched and parsed only, and under latency a plain client that only reads the
- * bodies: what the upstream and the network allow before the sync's own work. The sandbox and the sync run as separate
- * processes so each has a core. Run with `npm run bench:sync`.
+ * bodies: what the upstream and the network allow before the sync's own work. The sandbox and
+ * the sync run as separate processes so each has a core. Run with `npm run bench:sync`.
  *
  * BENCH_SCALE=0.05 shrinks every world for a quick smoke; BENCH_SKIP_3M=1 skips the 3M world;
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each sync child there.
@@ -204,7 +204,7 @@ interface Measurements {
     requests: number;
     /** Every page of a first run under the same latency, fetched and parsed, no database. */
     fetchOnly: FetchOnlyResult;
-    /** The upstream's ceiling under the latency: full pages read and dropped. */
+    /** The upstream's ceiling under the latency: those requests sent again, bodies dropped. */
     plain: PlainClientResult;
   };
   big?: { world: { cards: number; transactions: number }; run: TimedSync };
