@@ -1,7 +1,8 @@
 /**
  * The issue's performance section, end to end: a full sync of a large world into a fresh mirror
  * against its two limits measured in the same run (fetch and parse only; upsert only), the
- * throughput under 50 ms of added latency, a nightly incremental run after 1% new rows, and the
+ * throughput under 50 ms of added latency (at concurrency 16, and at the default concurrency, where
+ * the two cores are not yet the limit), a nightly incremental run after 1% new rows, and the
  * sync process's peak RSS at 1M and 3M transactions. Beside the latency and incremental runs,
  * the same pages fetched and parsed only, and under latency a plain client that only reads the
  * bodies: what the upstream and the network allow before the sync's own work. The sandbox and
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
+import { SYNC_BOUNDS } from '../src/config/sync-settings.js';
 import { processCpuSeconds } from './cpu-time.js';
 import { type FetchOnlyResult, fetchOnly } from './fetch-only.js';
 import { type PlainClientResult, plainClient, recordRequests } from './plain-client.js';
@@ -35,6 +37,8 @@ const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 if (!(SCALE > 0)) throw new Error(`BENCH_SCALE must be a positive number, got ${SCALE}`);
 
 const CONCURRENCY = 16;
+/** What `cardsync sync` runs with when no flag or file sets it. */
+const DEFAULT_CONCURRENCY = SYNC_BOUNDS.concurrency.default;
 const PAGE_SIZE = 100;
 const MAX_PAGES_PER_WINDOW = 20;
 const LOOKBACK_MS = 72 * 3_600_000;
@@ -143,16 +147,21 @@ function merchantOf(sandbox: SandboxAnnouncement) {
   return merchant;
 }
 
-function syncRun(label: string, sandbox: SandboxAnnouncement, db: string): Promise<TimedSync> {
+function syncRun(
+  label: string,
+  sandbox: SandboxAnnouncement,
+  db: string,
+  concurrency = CONCURRENCY,
+): Promise<TimedSync> {
   notStopping();
-  progress(`${label}: cardsync sync --json --concurrency ${CONCURRENCY}`);
+  progress(`${label}: cardsync sync --json --concurrency ${concurrency}`);
   const profileDir = CPU_PROFILE_DIR ? join(CPU_PROFILE_DIR, label) : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   return runTimedSync({
     cliMain,
     sandbox,
     db,
-    concurrency: CONCURRENCY,
+    concurrency,
     cpuProfileDir: profileDir,
     onSpawn: (stop) => cleanups.push(stop),
   }).then((run) => {
@@ -206,6 +215,8 @@ interface Measurements {
     fetchOnly: FetchOnlyResult;
     /** The upstream's ceiling under the latency: those requests sent again, bodies dropped. */
     plain: PlainClientResult;
+    /** The same first sync at the default concurrency, where the two cores are not the limit. */
+    atDefault: { run: TimedSync; requests: number };
   };
   big?: { world: { cards: number; transactions: number }; run: TimedSync };
   recon: ReconAtScale;
@@ -323,6 +334,17 @@ async function measure(): Promise<Measurements> {
     syncRun('latency', slow.sandbox, join(slow.dir, 'mirror.sqlite')),
   );
   const requests = (await faultCalls(slow.sandbox)) - callsBefore;
+  // Into a mirror of its own, so it is a first run too.
+  const callsBeforeDefault = await faultCalls(slow.sandbox);
+  const defaultRun = await served('latencyDefault', slow.sandbox, () =>
+    syncRun(
+      'latency, default concurrency',
+      slow.sandbox,
+      join(slow.dir, 'mirror-default.sqlite'),
+      DEFAULT_CONCURRENCY,
+    ),
+  );
+  const defaultRequests = (await faultCalls(slow.sandbox)) - callsBeforeDefault;
   await cleanUp();
 
   let big: Measurements['big'];
@@ -350,6 +372,7 @@ async function measure(): Promise<Measurements> {
       requests,
       fetchOnly: latencyFetch,
       plain,
+      atDefault: { run: defaultRun, requests: defaultRequests },
     },
     ...(big ? { big } : {}),
     sandboxCpu,
@@ -360,8 +383,13 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
   const limit = Math.max(m.fetchOnly.seconds, m.upsertOnly.writeSeconds);
   const ratio = m.full.seconds / limit;
   const fullRate = rate(m.full.rowsFetched, m.full.seconds);
-  const latencyGoal = (0.8 * CONCURRENCY * PAGE_SIZE) / (LATENCY_MS / 1000);
+  const latencyGoalAt = (concurrency: number) =>
+    (0.8 * concurrency * PAGE_SIZE) / (LATENCY_MS / 1000);
+  const latencyGoal = latencyGoalAt(CONCURRENCY);
   const latencyRate = rate(m.latency.run.rowsFetched, m.latency.run.seconds);
+  const atDefault = m.latency.atDefault;
+  const defaultGoal = latencyGoalAt(DEFAULT_CONCURRENCY);
+  const defaultRate = rate(atDefault.run.rowsFetched, atDefault.run.seconds);
   const share = m.incremental.seconds / m.full.seconds;
   const fetchShare = m.incrementalFetch.seconds / m.full.seconds;
   const lf = m.latency.fetchOnly;
@@ -427,6 +455,17 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
         {
           measure: 'plain client: the same requests, bodies read and dropped',
           figure: `${count(plainRate)} rows/s  ${count(Math.round(m.latency.plain.requestsPerSecond))} requests/s`,
+        },
+        {
+          measure: `throughput at concurrency ${DEFAULT_CONCURRENCY} (the default)`,
+          figure: `${count(defaultRate)} rows/s`,
+          goal: `>= ${count(defaultGoal)} rows/s`,
+          met: defaultRate >= defaultGoal,
+        },
+        {
+          measure: 'requests',
+          figure: `${count(atDefault.requests)} in ${secs(atDefault.run.seconds)}  ${count(rate(atDefault.requests, atDefault.run.seconds))}/s`,
+          goal: `(ceiling ${count((DEFAULT_CONCURRENCY * 1000) / LATENCY_MS)}/s)`,
         },
       ],
     },
@@ -500,6 +539,12 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
         cpuRow('full sync', m.full.seconds, m.full.cpuSeconds, sb.full),
         cpuRow('incremental sync', m.incremental.seconds, m.incremental.cpuSeconds, sb.incremental),
         cpuRow('50 ms latency sync', m.latency.run.seconds, m.latency.run.cpuSeconds, sb.latency),
+        cpuRow(
+          `50 ms latency sync, concurrency ${DEFAULT_CONCURRENCY}`,
+          atDefault.run.seconds,
+          atDefault.run.cpuSeconds,
+          sb.latencyDefault,
+        ),
         ...(m.big ? [cpuRow('3M full sync', m.big.run.seconds, m.big.run.cpuSeconds, sb.big)] : []),
         {
           measure: 'orders import, grouped passes and reconcile',
@@ -530,6 +575,14 @@ function report(m: Measurements): { sections: ResultSection[]; figures: object }
       goalRowsPerSecond: latencyGoal,
       fetchOnly: { ...lf, rowsPerSecond: latencyFetchRate },
       plainClient: { ...m.latency.plain, rowsPerSecond: plainRate },
+      atDefaultConcurrency: {
+        concurrency: DEFAULT_CONCURRENCY,
+        ...summary(atDefault.run),
+        rowsPerSecond: defaultRate,
+        requests: atDefault.requests,
+        requestsPerSecond: atDefault.requests / atDefault.run.seconds,
+        goalRowsPerSecond: defaultGoal,
+      },
     },
     incremental: {
       newRows: m.newRows,
