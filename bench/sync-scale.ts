@@ -329,22 +329,21 @@ async function measure(): Promise<Measurements> {
     `latency: fetch only ${secs(latencyFetch.seconds)} (${latencyFetch.requests} requests); ` +
       `plain client ${Math.round(plain.requestsPerSecond)} requests/s`,
   );
-  const callsBefore = await faultCalls(slow.sandbox);
-  const latencyRun = await served('latency', slow.sandbox, () =>
-    syncRun('latency', slow.sandbox, join(slow.dir, 'mirror.sqlite')),
+  // A first sync into a mirror of its own, and the API requests it sent (the latency rule
+  // matches every one).
+  const latencySync = async (stage: string, label: string, concurrency: number) => {
+    const callsBefore = await faultCalls(slow.sandbox);
+    const run = await served(stage, slow.sandbox, () =>
+      syncRun(label, slow.sandbox, join(slow.dir, `${stage}.sqlite`), concurrency),
+    );
+    return { run, requests: (await faultCalls(slow.sandbox)) - callsBefore };
+  };
+  const { run: latencyRun, requests } = await latencySync('latency', 'latency', CONCURRENCY);
+  const atDefault = await latencySync(
+    'latencyDefault',
+    'latency, default concurrency',
+    DEFAULT_CONCURRENCY,
   );
-  const requests = (await faultCalls(slow.sandbox)) - callsBefore;
-  // Into a mirror of its own, so it is a first run too.
-  const callsBeforeDefault = await faultCalls(slow.sandbox);
-  const defaultRun = await served('latencyDefault', slow.sandbox, () =>
-    syncRun(
-      'latency, default concurrency',
-      slow.sandbox,
-      join(slow.dir, 'mirror-default.sqlite'),
-      DEFAULT_CONCURRENCY,
-    ),
-  );
-  const defaultRequests = (await faultCalls(slow.sandbox)) - callsBeforeDefault;
   await cleanUp();
 
   let big: Measurements['big'];
@@ -372,7 +371,7 @@ async function measure(): Promise<Measurements> {
       requests,
       fetchOnly: latencyFetch,
       plain,
-      atDefault: { run: defaultRun, requests: defaultRequests },
+      atDefault,
     },
     ...(big ? { big } : {}),
     sandboxCpu,
