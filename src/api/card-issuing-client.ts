@@ -1,20 +1,20 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Agent, Dispatcher } from 'undici';
-import {
-  type Card,
-  type CardAmountOrderRequest,
-  type CardOrderRequest,
-  type IssueCardRequest,
-  type ListCardsQuery,
-  type ListTransactionsQuery,
-  type MerchantBalance,
-  type Offering,
-  type OperationId,
-  type OrderReference,
-  ROUTES,
-  type SensitiveCardInfo,
-  type Transaction,
+import { CLIENT_CONTRACT } from '../contract/client-contract.js';
+import type {
+  Card,
+  CardAmountOrderRequest,
+  CardOrderRequest,
+  IssueCardRequest,
+  ListCardsQuery,
+  ListTransactionsQuery,
+  MerchantBalance,
+  Offering,
+  OperationId,
+  OrderReference,
+  SensitiveCardInfo,
+  Transaction,
 } from '../contract/index.js';
 import { AdaptiveLimiter, type Permit } from './adaptive-limiter.js';
 import {
@@ -248,7 +248,7 @@ export class CardIssuingClient implements UpstreamTime {
       if (value !== undefined) params.set(name, String(value));
     }
     const search = params.size > 0 ? `?${params}` : '';
-    return `${this.#options.origin}${this.#options.pathPrefix}${ROUTES[operation].path}${search}`;
+    return `${this.#options.origin}${this.#options.pathPrefix}${CLIENT_CONTRACT.operations[operation].path}${search}`;
   }
 
   /**
@@ -263,7 +263,7 @@ export class CardIssuingClient implements UpstreamTime {
     interpret: Interpret<R>,
   ): Promise<R> {
     const { signal } = options;
-    const route = ROUTES[operation];
+    const route = CLIENT_CONTRACT.operations[operation];
     const url = this.#url(operation, input.query);
     const body = input.body === undefined ? undefined : JSON.stringify(input.body);
     const headers: Record<string, string> = {

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { TSchema } from 'typebox';
-import { type OperationId, Pagination, ROUTES } from '../contract/index.js';
+import { CLIENT_CONTRACT } from '../contract/client-contract.js';
+import type { ClientOperation, ResponseShape } from '../contract/client-contract-shape.js';
+import type { OperationId } from '../contract/index.js';
 import type { ListResult, PageResult } from './call-results.js';
 import { MalformedRecordError } from './malformed-record-error.js';
 
@@ -14,10 +15,8 @@ export interface ResponseContext {
   readonly requestId?: string | undefined;
 }
 
-type Shape = 'page' | 'list' | 'single';
-
 interface OperationValidators {
-  readonly shape: Shape;
+  readonly shape: ResponseShape;
   /** The envelope with `data` left unchecked beyond its JSON type. */
   readonly envelope: ValidateFunction;
   /** One item of a list, or the single record. */
@@ -26,7 +25,8 @@ interface OperationValidators {
 
 /**
  * Ajv as the client needs it: every error reported, nothing coerced, defaulted or removed. The
- * schemas are the contract's own, so Ajv does not check them against the JSON Schema
+ * schemas are the contract's own (src/contract/client-contract.ts, derived from ROUTES and held
+ * equal to it by a test), so Ajv does not check them against the JSON Schema
  * meta-schema (compiling that took about 30 ms of every run's start-up); the tests compile and
  * exercise every operation's.
  */
@@ -41,22 +41,13 @@ function createAjv(): Ajv {
   });
 }
 
-function shapeOf(response: TSchema): { shape: Shape; record: TSchema } {
-  const properties = (response as { properties?: Record<string, TSchema> }).properties ?? {};
-  const data = properties.data as (TSchema & { type?: string; items?: TSchema }) | undefined;
-  if (!data) throw new Error('a response schema without data');
-  if (properties.pagination) return { shape: 'page', record: data.items as TSchema };
-  if (data.type === 'array') return { shape: 'list', record: data.items as TSchema };
-  return { shape: 'single', record: data };
-}
-
-function envelopeSchema(shape: Shape): object {
+function envelopeSchema(shape: ResponseShape): object {
   const data = { type: shape === 'single' ? 'object' : 'array' };
   if (shape === 'page') {
     return {
       type: 'object',
       required: ['data', 'pagination'],
-      properties: { data, pagination: Pagination },
+      properties: { data, pagination: CLIENT_CONTRACT.pagination },
     };
   }
   return { type: 'object', required: ['data'], properties: { data } };
@@ -75,7 +66,7 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
 }
 
 /**
- * Response validation compiled from the contract's schemas (src/contract/routes.ts). A list
+ * Response validation compiled from the contract's schemas (src/contract/client-contract.ts). A list
  * is checked in two steps so one bad record costs only that record: first the envelope with the
  * items unchecked, then each item on its own.
  * @example
@@ -85,7 +76,7 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
  */
 export class ResponseValidator {
   readonly #ajv = createAjv();
-  readonly #envelopes = new Map<Shape, ValidateFunction>();
+  readonly #envelopes = new Map<ResponseShape, ValidateFunction>();
   /** Compiled on first use: a run compiles only the operations it calls. */
   readonly #operations = new Map<OperationId, OperationValidators>();
 
@@ -139,9 +130,9 @@ export class ResponseValidator {
   #validators(operation: OperationId): OperationValidators {
     const found = this.#operations.get(operation);
     if (found) return found;
-    const route = (ROUTES as Record<string, { response: TSchema } | undefined>)[operation];
-    if (!route) throw new Error(`no response schema for ${operation}`);
-    const { shape, record } = shapeOf(route.response);
+    const contract: ClientOperation | undefined = CLIENT_CONTRACT.operations[operation];
+    if (!contract) throw new Error(`no response schema for ${operation}`);
+    const { shape, record } = contract;
     let envelope = this.#envelopes.get(shape);
     if (!envelope) {
       envelope = this.#ajv.compile(envelopeSchema(shape));
@@ -152,7 +143,7 @@ export class ResponseValidator {
     return compiled;
   }
 
-  #envelope(operation: OperationId, shape: Shape, body: unknown): Validation<true> {
+  #envelope(operation: OperationId, shape: ResponseShape, body: unknown): Validation<true> {
     const validators = this.#validators(operation);
     if (validators.shape !== shape) throw new Error(`${operation} is not a ${shape} response`);
     if (validators.envelope(body)) return { ok: true, value: true };

@@ -1,5 +1,4 @@
 export { ConfigError } from './config-error.js';
-export { ConfigFileSchema } from './config-file-schema.js';
 export { describeConfig } from './describe-config.js';
 export type {
   ConfigFlags,

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ConfigError } from './config-error.js';
-import { type ConfigFile, ConfigFileSchema } from './config-file-schema.js';
+import type { ConfigFile } from './config-file-schema.js';
 import { jsonErrorOffset } from './json-error-offset.js';
 
 /** A config file read and checked against its schema. */
@@ -17,12 +17,18 @@ export interface LoadedConfigFile {
 let compiled: ValidateFunction<ConfigFile> | undefined;
 
 /**
- * The config file's validator, compiled when a file is first read (most runs have none).
- * verbose: the failing schema's `description` becomes the message. The data Ajv then attaches
- * is never printed as is: a string in the wrong field could be a key.
+ * The config file's validator, loaded and compiled when a file is first read: most runs have
+ * none, and the schema library and Ajv cost a quarter of a second of start-up. verbose: the
+ * failing schema's `description` becomes the message. The data Ajv then attaches is never
+ * printed as is: a string in the wrong field could be a key.
  */
-function configValidator(): ValidateFunction<ConfigFile> {
-  compiled ??= new Ajv({ allErrors: false, verbose: true, strict: true }).compile<ConfigFile>(
+async function configValidator(): Promise<ValidateFunction<ConfigFile>> {
+  if (compiled) return compiled;
+  const [{ Ajv }, { ConfigFileSchema }] = await Promise.all([
+    import('ajv'),
+    import('./config-file-schema.js'),
+  ]);
+  compiled = new Ajv({ allErrors: false, verbose: true, strict: true }).compile<ConfigFile>(
     ConfigFileSchema,
   );
   return compiled;
@@ -108,7 +114,7 @@ function refuseInlineKeys(parsed: unknown): void {
 }
 
 /**
- * Read a config file (an absolute path) and check it against {@link ConfigFileSchema}.
+ * Read a config file (an absolute path) and check it against its schema (config-file-schema.ts).
  *
  * @example
  * const file = await readConfigFile('/etc/cardsync/cardsync.json');
@@ -134,7 +140,7 @@ export async function readConfigFile(path: string): Promise<LoadedConfigFile> {
     throw new ConfigError('config file', `expected JSON in ${path}, ${parseFault(text)}`);
   }
   refuseInlineKeys(parsed);
-  const validate = configValidator();
+  const validate = await configValidator();
   if (!validate(parsed)) {
     const first = validate.errors?.[0];
     throw first

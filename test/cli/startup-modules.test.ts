@@ -122,4 +122,13 @@ describe('what cardsync loads before a command runs', () => {
     expect(among(run.packages, SERVICE_PACKAGES)).toEqual([]);
     expect(among(run.folders, ['sandbox', 'runner', 'reports'])).toEqual([]);
   });
+
+  // The client reads the contract from src/contract/client-contract.ts, plain data; TypeBox cost
+  // about 0.2 s of every run's start-up. The config file's schema loads only with a file.
+  it('`cardsync sync` does not load TypeBox', async () => {
+    const run = await loadedBy(['sync', '--db', join('data', 'mirror.sqlite')]);
+    expect(run.code).toBe(2);
+    expect(run.folders).toContain('api');
+    expect(among(run.packages, ['typebox'])).toEqual([]);
+  });
 });
