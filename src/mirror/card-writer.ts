@@ -21,10 +21,12 @@ ON CONFLICT (card_id) DO UPDATE SET
 // What the card was before the write decides the count: comparing timestamps after it cannot
 // tell an insert from a re-read at the same instant (pages landing in the same millisecond, or
 // a card list read again after it drifted).
-/** What the mirror holds of the cards of a page (ids as a JSON array). */
+/**
+ * What the mirror holds of the cards of a page (ids as a JSON array), as rows of values in the
+ * order of {@link StoredCard}: a third cheaper than better-sqlite3 naming every row.
+ */
 const PREVIOUS = `
-SELECT card_id AS cardId, merchant_id AS merchantId, card_offering_id AS cardOfferingId,
-  last_four AS lastFour, status, balance, currency, created_at AS createdAt
+SELECT card_id, merchant_id, card_offering_id, last_four, status, balance, currency, created_at
 FROM cards WHERE card_id IN (SELECT value FROM json_each(?))`;
 
 /** Stamp cards read again unchanged with this read, in one statement per page. */
@@ -32,17 +34,17 @@ const TOUCH = `
 UPDATE cards SET observed_at = @observedAt, last_seen_run_id = @runId
 WHERE card_id IN (SELECT value FROM json_each(@ids))`;
 
-type StoredCard = Pick<
-  Card,
-  | 'cardId'
-  | 'merchantId'
-  | 'cardOfferingId'
-  | 'lastFour'
-  | 'status'
-  | 'balance'
-  | 'currency'
-  | 'createdAt'
->;
+/** A card as the mirror holds it: the columns a read is compared against, in this order. */
+type StoredCard = [
+  cardId: string,
+  merchantId: string,
+  cardOfferingId: string,
+  lastFour: string,
+  status: string,
+  balance: string,
+  currency: string,
+  createdAt: string,
+];
 
 /**
  * Upserts card snapshots. Every card read is stamped with when it was read (`observed_at`, the
@@ -58,7 +60,7 @@ export class CardWriter {
 
   constructor(db: SqliteDatabase) {
     this.#upsert = db.prepare(UPSERT);
-    this.#previous = db.prepare(PREVIOUS);
+    this.#previous = db.prepare(PREVIOUS).raw(true);
     this.#touch = db.prepare(TOUCH);
   }
 
@@ -68,7 +70,7 @@ export class CardWriter {
     const page = [...cards];
     const stored = new Map(
       (this.#previous.all(JSON.stringify(page.map((card) => card.cardId))) as StoredCard[]).map(
-        (card) => [card.cardId, card],
+        (row) => [row[0], row],
       ),
     );
     const unchanged: string[] = [];
@@ -92,8 +94,7 @@ export class CardWriter {
         runId: context.runId,
       });
       if (previous === undefined) counts.inserted += 1;
-      else if (previous.status !== card.status || previous.balance !== card.balance)
-        counts.updated += 1;
+      else if (statusOrBalanceMoved(previous, card)) counts.updated += 1;
       else counts.unchanged += 1;
     }
     if (unchanged.length > 0) {
@@ -110,13 +111,20 @@ export class CardWriter {
 
 /** True when the mirror already holds every column of `card` as read. */
 function sameCard(stored: StoredCard, card: Card, merchantId: string): boolean {
+  const [, storedMerchant, offering, lastFour, status, balance, currency, createdAt] = stored;
   return (
-    stored.merchantId === merchantId &&
-    stored.cardOfferingId === card.cardOfferingId &&
-    stored.lastFour === card.lastFour &&
-    stored.status === card.status &&
-    stored.balance === card.balance &&
-    stored.currency === card.currency &&
-    stored.createdAt === card.createdAt
+    storedMerchant === merchantId &&
+    offering === card.cardOfferingId &&
+    lastFour === card.lastFour &&
+    status === card.status &&
+    balance === card.balance &&
+    currency === card.currency &&
+    createdAt === card.createdAt
   );
+}
+
+/** True when the card's status or balance differs from the mirror's (`card_history` gets a row). */
+function statusOrBalanceMoved(stored: StoredCard, card: Card): boolean {
+  const [, , , , status, balance] = stored;
+  return status !== card.status || balance !== card.balance;
 }
