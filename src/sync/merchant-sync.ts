@@ -3,7 +3,7 @@ import { UpstreamError } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
-import { auditCounts } from './count-audit.js';
+import { auditCounts, settledHistory, tallyAhead } from './count-audit.js';
 import { checkMissingCards } from './missing-card-check.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import { emptyMerchantResult, type MerchantSyncResult, type SyncOutcome } from './sync-result.js';
@@ -85,6 +85,10 @@ export async function syncMerchant(
       done: context.writers.progress.read(merchantId),
     };
     const plan = planWindows(input);
+    // History before the first window is not written by this run: its tally for the closing
+    // audit is counted while the pages are read.
+    const settled = settledHistory(input.start, plan);
+    const settledTally = settled ? tallyAhead(work, merchantId, settled) : undefined;
     let start = input.start;
     const afterCards = cards.then(() => {
       start = historyStart(context, merchantId, cutoff);
@@ -127,7 +131,7 @@ export async function syncMerchant(
       );
     const checked = await step(
       'count check',
-      auditCounts(work, merchantId, { start, end: cutoff }, counts),
+      auditCounts(work, merchantId, { start, end: cutoff }, counts, { settled: settledTally }),
     );
     result.audit = { outcome: 'done', ...checked.audit };
     result.unsettled = checked.unsettled;
