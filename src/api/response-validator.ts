@@ -26,9 +26,9 @@ interface OperationValidators {
 /**
  * Ajv as the client needs it: every error reported, nothing coerced, defaulted or removed. The
  * schemas are the contract's own (src/contract/client-contract.ts, derived from ROUTES and held
- * equal to it by a test), so Ajv does not check them against the JSON Schema
- * meta-schema (compiling that took about 30 ms of every run's start-up); the tests compile and
- * exercise every operation's.
+ * equal to it by a test), so Ajv does not check them against the JSON Schema meta-schema
+ * (compiling that took about 30 ms of every run's start-up); the tests compile and exercise
+ * every operation's.
  */
 function createAjv(): Ajv {
   return new Ajv({
@@ -66,9 +66,9 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
 }
 
 /**
- * Response validation compiled from the contract's schemas (src/contract/client-contract.ts). A list
- * is checked in two steps so one bad record costs only that record: first the envelope with the
- * items unchecked, then each item on its own.
+ * Response validation compiled from the contract's schemas (src/contract/client-contract.ts).
+ * A list is checked in two steps so one bad record costs only that record: first the envelope
+ * with the items unchecked, then each item on its own.
  * @example
  * const v = new ResponseValidator();
  * const page = v.page<Card>('listCards', body, { attempts: 1 });
