@@ -34,8 +34,6 @@ export async function syncCards(
   options: {
     /** Told of a failure at once, before the pages read so far have landed. */
     onFailure?: (error: unknown) => void;
-    /** Told of the list's last page as soon as it is read (see {@link snapshotCards}). */
-    onLastPage?: (page: PageResult<Card>) => void;
   } = {},
 ): Promise<ResourceCounts> {
   const counts: ResourceCounts = { ...emptyCounts(), outcome: 'done' };
@@ -47,7 +45,7 @@ export async function syncCards(
     clock: context.clock,
   });
   try {
-    return await snapshotCards(context, merchantId, firstPage, batcher, counts, options.onLastPage);
+    return await snapshotCards(context, merchantId, firstPage, batcher, counts);
   } catch (error) {
     options.onFailure?.(error);
     throw error;
@@ -57,25 +55,13 @@ export async function syncCards(
   }
 }
 
-/**
- * The last page is asked for first, right after the first page: an upstream that lists newest
- * first (as the sandbox does; nothing here relies on it) keeps its oldest cards there, and the
- * oldest card is where the transaction history starts, so the sync can plan it at once instead
- * of once the whole list is in.
- */
 async function snapshotCards(
   context: MerchantSyncContext,
   merchantId: string,
   firstPage: PageResult<Card>,
   batcher: CommitBatcher<CardPageCommit, CardPageCounts>,
   counts: ResourceCounts,
-  onLastPage: ((page: PageResult<Card>) => void) | undefined,
 ): Promise<ResourceCounts> {
-  let tellLastPage = onLastPage;
-  const lastPageRead = (page: PageResult<Card>) => {
-    tellLastPage?.(page);
-    tellLastPage = undefined;
-  };
   let first: PageResult<Card> | null = firstPage;
   for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
     const page1 = first ?? (await readFirstCardPage(context));
@@ -93,25 +79,18 @@ async function snapshotCards(
       context.progress.advance(page.records.length);
       return batcher.add(cardPageCommit(context, merchantId, page), page.records.length);
     };
-    const pages = Math.ceil(total / limit);
-    if (pages <= 1) lastPageRead(page1);
     await land(page1);
+    const pages = Math.ceil(total / limit);
     // A page is asked for only when a slot is free, and holds its slot until it is handed to
     // the batcher: when the writer falls behind, the reading waits, instead of every page of a
     // large list being requested at once and piling up parsed (at 300,000 cards the main heap
     // held about 60 MiB of them).
     const slot = pLimit(context.settings.concurrency);
-    const rest = pages > 1 ? [pages, ...Array.from({ length: pages - 2 }, (_, i) => i + 2)] : [];
     await Promise.all(
-      rest.map((number) =>
-        slot(async () => {
-          const page = await context.api.listCards(
-            { page: number, limit },
-            { signal: context.signal },
-          );
-          if (number === pages) lastPageRead(page);
-          await land(page);
-        }),
+      Array.from({ length: Math.max(0, pages - 1) }, (_, i) =>
+        slot(async () =>
+          land(await context.api.listCards({ page: i + 2, limit }, { signal: context.signal })),
+        ),
       ),
     );
     if (stable && seen.size === total) return counts;

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { type PageResult, UpstreamError } from '../api/index.js';
+import { UpstreamError } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
@@ -25,10 +25,9 @@ export interface MerchantSyncOptions {
 /**
  * Sync one merchant. The first page of cards comes first: it names the merchant and fixes the
  * cutoff. Then, side by side, the offerings, the balance, the rest of the cards and the
- * transaction windows up to the cutoff (from the earliest card known so far); once the list's
- * last page is read (right after the first), the history before its cards; once the cards are
- * all in, the history before any earlier card and a tail window up to the upstream's present
- * (so every transaction that the card balances reflect is mirrored). Last, the count audit (late
+ * transaction windows up to the cutoff (from the earliest card known so far); once the cards
+ * are in, the history before an earlier card and a tail window up to the upstream's present (so
+ * every transaction that the card balances reflect is mirrored). Last, the count audit (late
  * postings and status changes of older rows) and the missing cards. Never throws for upstream
  * failures: the first one stops the rest and ends the merchant's sync with an outcome, and what
  * landed stays.
@@ -73,16 +72,9 @@ export async function syncMerchant(
 
     const offerings = step('offerings', syncOfferings(work, merchantId));
     const balance = step('balance', syncBalance(work, merchantId));
-    let lastPageRead: (page: PageResult<Card>) => void = () => {};
-    const lastPage = new Promise<PageResult<Card>>((resolve) => {
-      lastPageRead = resolve;
-    });
     const cards = step(
       'cards',
-      syncCards(work, merchantId, firstPage, {
-        onFailure: halt('cards'),
-        onLastPage: lastPageRead,
-      }),
+      syncCards(work, merchantId, firstPage, { onFailure: halt('cards') }),
     );
     const counts = result.transactions;
     counts.outcome = 'failed';
@@ -98,38 +90,20 @@ export async function syncMerchant(
     const settled = settledHistory(input.start, plan);
     const settledTally = settled ? tallyAhead(work, merchantId, settled) : undefined;
     let start = input.start;
-    // The history before the first page's cards, as far back as the last page's (read next,
-    // where a list kept newest first holds its oldest cards): planned then, not once every card
-    // is in, so the pool does not run dry waiting for it.
-    const early = Promise.race([lastPage, cards.then(() => null)]).then((last) =>
-      last
-        ? planRemainder(
-            {
-              ...input,
-              start: historyStart(context, merchantId, cutoff, [
-                ...firstPage.records,
-                ...last.records,
-              ]),
-            },
-            plan,
-          )
-        : [],
-    );
-    const afterCards = Promise.all([cards, early]).then(([, earlier]) => {
+    const afterCards = cards.then(() => {
       start = historyStart(context, merchantId, cutoff);
       const tailEnd = (context.api.upstreamNow() ?? context.clock()) + TAIL_MARGIN_MS;
       return [
-        ...planRemainder({ ...input, start }, [...plan, ...earlier]),
+        ...planRemainder({ ...input, start }, plan),
         { kind: 'tail' as const, range: { start: cutoff, end: tailEnd }, markDone: false },
       ];
     });
     // Awaited by the pool unless it stopped first; a card failure is reported as the cards'.
-    early.catch(() => {});
     afterCards.catch(() => {});
     const windows = step(
       'transactions',
       syncWindows(work, merchantId, plan, counts, {
-        later: [early, afterCards],
+        later: afterCards,
         onFailure: halt('transactions'),
       }),
     );

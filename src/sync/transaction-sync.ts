@@ -33,8 +33,8 @@ export async function syncWindows(
   counts: TransactionCounts,
   options: {
     collectIds?: boolean;
-    /** Windows known only later (as the card snapshot comes in), read as they come. */
-    later?: readonly Promise<readonly WindowJob[]>[];
+    /** Windows known only later (once the card snapshot is in), read as they come. */
+    later?: Promise<readonly WindowJob[]>;
     /** Told of the first failure at once, before the windows under way finish. */
     onFailure?: (error: unknown) => void;
   } = {},
@@ -48,7 +48,7 @@ export async function syncWindows(
   });
   try {
     await runWorkPool<WindowJob | Promise<readonly WindowJob[]>>(
-      [...(options.later ?? []), ...jobs],
+      options.later ? [options.later, ...jobs] : jobs,
       async (job) => {
         // The later windows wait in a slot of their own, so the others go on meanwhile.
         if (job instanceof Promise) return await job;
