@@ -131,8 +131,9 @@ export class ResponseValidator {
     const found = this.#operations.get(operation);
     if (found) return found;
     const contract: ClientOperation | undefined = CLIENT_CONTRACT.operations[operation];
-    if (!contract) throw new Error(`no response schema for ${operation}`);
-    const { shape, record } = contract;
+    const record = contract && CLIENT_CONTRACT.records[contract.record];
+    if (!contract || !record) throw new Error(`no response schema for ${operation}`);
+    const { shape } = contract;
     let envelope = this.#envelopes.get(shape);
     if (!envelope) {
       envelope = this.#ajv.compile(envelopeSchema(shape));

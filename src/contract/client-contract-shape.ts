@@ -8,8 +8,8 @@ export interface ClientOperation {
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly shape: ResponseShape;
-  /** The JSON Schema of one record (an item of `data`, or `data` itself). */
-  readonly record: object;
+  /** The record it answers with (an item of `data`, or `data` itself), by title in `records`. */
+  readonly record: string;
 }
 
 /**
@@ -20,5 +20,7 @@ export interface ClientOperation {
 export interface ClientContract {
   /** The JSON Schema of a page's `pagination` object. */
   readonly pagination: object;
+  /** The JSON Schema of each record, by its title (Card, Transaction, ...). */
+  readonly records: Readonly<Record<string, object>>;
   readonly operations: Readonly<Record<OperationId, ClientOperation>>;
 }

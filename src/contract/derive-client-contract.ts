@@ -8,14 +8,27 @@ import { type OperationId, ROUTES } from './routes.js';
  * round trip through JSON drops anything the schema library attached).
  */
 export function deriveClientContract(): ClientContract {
+  const records: Record<string, TSchema> = {};
   const operations = Object.fromEntries(
     Object.entries(ROUTES).map(([id, route]) => {
       const { shape, record } = shapeOf(route.response);
-      const operation: ClientOperation = { method: route.method, path: route.path, shape, record };
+      const title = (record as { title?: string }).title;
+      if (title === undefined) throw new Error(`${id}: its record schema has no title`);
+      if (records[title] !== undefined && records[title] !== record)
+        throw new Error(`${id}: two record schemas are titled ${title}`);
+      records[title] = record;
+      const operation: ClientOperation = {
+        method: route.method,
+        path: route.path,
+        shape,
+        record: title,
+      };
       return [id, operation];
     }),
   ) as Record<OperationId, ClientOperation>;
-  return JSON.parse(JSON.stringify({ pagination: Pagination, operations })) as ClientContract;
+  return JSON.parse(
+    JSON.stringify({ pagination: Pagination, records, operations }),
+  ) as ClientContract;
 }
 
 function shapeOf(response: TSchema): { shape: ResponseShape; record: TSchema } {

@@ -24,7 +24,18 @@ describe('the client contract', () => {
     for (const [id, route] of Object.entries(ROUTES)) {
       const op = CLIENT_CONTRACT.operations[id as OperationId];
       expect([op.method, op.path]).toEqual([route.method, route.path]);
+      expect(CLIENT_CONTRACT.records[op.record], `${id} answers with ${op.record}`).toBeDefined();
     }
+    // Each record schema once, however many operations answer with it.
+    expect(Object.keys(CLIENT_CONTRACT.records).sort()).toEqual([
+      'Card',
+      'MerchantBalance',
+      'Offering',
+      'OrderReference',
+      'SensitiveCardInfo',
+      'Transaction',
+    ]);
+    expect(CLIENT_CONTRACT.operations.listTransactions.record).toBe('Transaction');
   });
 
   it("checks a record against the contract's own constraints", () => {
