@@ -141,7 +141,6 @@ export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnly
     const batcher = windowBatcher(counted, {
       runId: context.runId,
       counts: emptyMerchantResult(options.merchantId).transactions,
-      clock: Date.now,
     });
     for (const window of windows) await batcher.add(window, window.rows.length);
     await batcher.flush();

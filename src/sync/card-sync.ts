@@ -12,9 +12,8 @@ import type { CardPageCommit, CardPageCounts } from './writer-thread-protocol.js
 
 const PAGE_SIZE = 100;
 const SNAPSHOT_ATTEMPTS = 4;
-/** Cards that make a batch of pages worth committing on the writer thread. */
+/** Cards of read pages that may wait behind a landing batch on the writer thread. */
 const BATCH_CARDS = 5_000;
-const BATCH_MS = 1_000;
 
 /** The first page of the card list, read before anything else to learn the merchant's id. */
 export async function readFirstCardPage(context: MerchantSyncContext): Promise<PageResult<Card>> {
@@ -41,8 +40,6 @@ export async function syncCards(
     send: (pages) => context.writerThread.commitCards(context.runId, pages),
     landed: addLandedTo(counts),
     batchRows: BATCH_CARDS,
-    batchMs: BATCH_MS,
-    clock: context.clock,
   });
   try {
     return await snapshotCards(context, merchantId, firstPage, batcher, counts);

@@ -67,6 +67,11 @@ export async function auditCounts(
   options: {
     /** The tally of history inside `range` that the run did not write, counted ahead. */
     settled?: SettledTally | undefined;
+    /**
+     * The upstream's counts over `range`, asked for ({@link askUpstream}) once every window was
+     * read, while the last ones landed.
+     */
+    asked?: Promise<Tally> | undefined;
   } = {},
 ): Promise<{ audit: AuditCounts; unsettled: UnsettledCounts }> {
   const audit: AuditCounts = { queries: 0, reread: 0, surplus: 0 };
@@ -83,29 +88,14 @@ export async function auditCounts(
     }
     return tally;
   };
-  const upstream = async (r: TimeRange): Promise<Tally> => {
-    const totals = await Promise.all(
-      STATUS_FILTERS.map(async (status) => {
-        const page = await context.api.listTransactions(
-          {
-            startTime: isoTime(r.start - 1),
-            endTime: isoTime(r.end + 1),
-            ...(status ? { status } : {}),
-            page: 1,
-            limit: 1,
-          },
-          { signal: context.signal },
-        );
-        return page.pagination.total;
-      }),
-    );
-    audit.queries += totals.length;
-    const [rows = 0, pending = 0, completed = 0] = totals;
-    return { rows, pending, completed };
+  const upstream = (r: TimeRange): Promise<Tally> => {
+    audit.queries += STATUS_FILTERS.length;
+    return askUpstream(context, r);
   };
   // The whole range's counts are asked for first, so the upstream answers while the mirror
   // counts (which takes a while on a long history); the first round uses them.
-  let ahead: Promise<Tally> | null = upstream(range);
+  let ahead: Promise<Tally> | null = options.asked ?? upstream(range);
+  if (options.asked) audit.queries += STATUS_FILTERS.length;
   ahead.catch(() => {});
   // undici writes a request on an idle keep-alive socket from an immediate of its own, queued
   // after this one: the second turn starts once they are written.
@@ -182,6 +172,29 @@ export async function auditCounts(
       'the mirror holds transactions the upstream no longer counts',
     );
   return { audit, unsettled };
+}
+
+/**
+ * The upstream's tally over `range`: three `limit=1` requests (every row, PENDING, COMPLETED),
+ * each widened by a millisecond on both sides as the mirror's wide count is.
+ */
+export async function askUpstream(context: MerchantSyncContext, range: TimeRange): Promise<Tally> {
+  const [rows = 0, pending = 0, completed = 0] = await Promise.all(
+    STATUS_FILTERS.map(async (status) => {
+      const page = await context.api.listTransactions(
+        {
+          startTime: isoTime(range.start - 1),
+          endTime: isoTime(range.end + 1),
+          ...(status ? { status } : {}),
+          page: 1,
+          limit: 1,
+        },
+        { signal: context.signal },
+      );
+      return page.pagination.total;
+    }),
+  );
+  return { rows, pending, completed };
 }
 
 /**

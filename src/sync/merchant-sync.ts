@@ -3,7 +3,7 @@ import { UpstreamError } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
-import { auditCounts, settledHistory, tallyAhead } from './count-audit.js';
+import { askUpstream, auditCounts, settledHistory, type Tally, tallyAhead } from './count-audit.js';
 import { checkMissingCards } from './missing-card-check.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import { emptyMerchantResult, type MerchantSyncResult, type SyncOutcome } from './sync-result.js';
@@ -100,11 +100,18 @@ export async function syncMerchant(
     });
     // Awaited by the pool unless it stopped first; a card failure is reported as the cards'.
     afterCards.catch(() => {});
+    // The audit's first counts are asked for once every window is read: the upstream answers
+    // while the last windows land.
+    let asked: Promise<Tally> | undefined;
     const windows = step(
       'transactions',
       syncWindows(work, merchantId, plan, counts, {
         later: afterCards,
         onFailure: halt('transactions'),
+        onRead: () => {
+          asked = askUpstream(work, { start, end: cutoff });
+          asked.catch(() => {});
+        },
       }),
     );
     const [offered, balanced, carded] = await Promise.allSettled([
@@ -131,7 +138,10 @@ export async function syncMerchant(
       );
     const checked = await step(
       'count check',
-      auditCounts(work, merchantId, { start, end: cutoff }, counts, { settled: settledTally }),
+      auditCounts(work, merchantId, { start, end: cutoff }, counts, {
+        settled: settledTally,
+        asked,
+      }),
     );
     result.audit = { outcome: 'done', ...checked.audit };
     result.unsettled = checked.unsettled;

@@ -37,15 +37,13 @@ export async function syncWindows(
     later?: Promise<readonly WindowJob[]>;
     /** Told of the first failure at once, before the windows under way finish. */
     onFailure?: (error: unknown) => void;
+    /** Told once every window is read, while the last ones may still be landing. */
+    onRead?: () => void;
   } = {},
 ): Promise<WindowBatchResult> {
   const seen = options.collectIds ? new Set<string>() : null;
   const log = context.logger;
-  const batcher = windowBatcher(context.writerThread, {
-    runId: context.runId,
-    counts,
-    clock: context.clock,
-  });
+  const batcher = windowBatcher(context.writerThread, { runId: context.runId, counts });
   try {
     await runWorkPool<WindowJob | Promise<readonly WindowJob[]>>(
       options.later ? [options.later, ...jobs] : jobs,
@@ -117,6 +115,7 @@ export async function syncWindows(
         ...(options.onFailure ? { onFailure: options.onFailure } : {}),
       },
     );
+    options.onRead?.();
   } finally {
     // Finished windows land even when the pool stopped on an error or a signal.
     await batcher.flush();
