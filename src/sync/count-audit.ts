@@ -92,10 +92,11 @@ export async function auditCounts(
     audit.queries += STATUS_FILTERS.length;
     return askUpstream(context, r);
   };
-  // The whole range's counts are asked for first, so the upstream answers while the mirror
-  // counts (which takes a while on a long history); the first round uses them.
-  let ahead: Promise<Tally> | null = options.asked ?? upstream(range);
-  if (options.asked) audit.queries += STATUS_FILTERS.length;
+  // The whole range's counts are asked for first (unless they were, once every window was
+  // read), so the upstream answers while the mirror counts (which takes a while on a long
+  // history); the first round uses them.
+  let ahead: Promise<Tally> | null = options.asked ?? askUpstream(context, range);
+  audit.queries += STATUS_FILTERS.length;
   ahead.catch(() => {});
   // undici writes a request on an idle keep-alive socket from an immediate of its own, queued
   // after this one: the second turn starts once they are written.
