@@ -77,3 +77,22 @@ export function dropIndexes(db: SandboxDatabase): void {
     if (name) db.exec(`DROP INDEX IF EXISTS ${name}`);
   }
 }
+
+/**
+ * Store the transactions in `createdAt` order, after a bulk load that wrote them card by card.
+ * A page is a hundred rows next to each other in time: stored in that order, they share a few
+ * table pages instead of a hundred scattered ones, which halves the time to read a page's rows
+ * at 1M rows. Call with the secondary indexes dropped: the copy is then a plain sort. Rows
+ * posted later arrive in time order anyway. Row numbers change: rebuild anything that holds
+ * them.
+ */
+export function storeInTimeOrder(db: SandboxDatabase): void {
+  db.transaction(() => {
+    db.exec(
+      'CREATE TEMP TABLE transactions_in_time AS SELECT * FROM transactions ORDER BY created_at, transaction_id',
+    );
+    db.exec('DELETE FROM transactions');
+    db.exec('INSERT INTO transactions SELECT * FROM transactions_in_time');
+    db.exec('DROP TABLE transactions_in_time');
+  })();
+}

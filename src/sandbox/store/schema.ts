@@ -2,7 +2,7 @@
  * The sandbox's own storage (not the job's mirror). Money is kept in integer minor units; times
  * are epoch milliseconds of the service clock. `version` bumps refuse an incompatible state dir.
  */
-export const SANDBOX_SCHEMA_VERSION = 1;
+export const SANDBOX_SCHEMA_VERSION = 2;
 
 export const SANDBOX_SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -57,8 +57,11 @@ CREATE TABLE IF NOT EXISTS cards (
   expiry_year TEXT NOT NULL
 );
 
+-- Rows are stored in createdAt order after generation (storeInTimeOrder), so the hundred rows of
+-- a page sit together; transaction_id is unique by transactions_by_id, which a bulk load builds
+-- at its end like the other indexes.
 CREATE TABLE IF NOT EXISTS transactions (
-  transaction_id TEXT PRIMARY KEY,
+  transaction_id TEXT NOT NULL,
   merchant_id TEXT NOT NULL,
   card_id TEXT NOT NULL,
   trade_no TEXT NOT NULL,
@@ -112,6 +115,7 @@ export const SANDBOX_INDEXES: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS offerings_by_merchant ON offerings (merchant_id, position);`,
   `CREATE INDEX IF NOT EXISTS cards_by_merchant ON cards (merchant_id, created_at DESC, card_id DESC);`,
   `CREATE INDEX IF NOT EXISTS cards_by_merchant_status ON cards (merchant_id, status, created_at DESC, card_id DESC);`,
+  `CREATE UNIQUE INDEX IF NOT EXISTS transactions_by_id ON transactions (transaction_id);`,
   `CREATE INDEX IF NOT EXISTS transactions_by_merchant ON transactions (merchant_id, posted, created_at DESC, transaction_id DESC);`,
   `CREATE INDEX IF NOT EXISTS transactions_by_card ON transactions (card_id, posted, created_at DESC, transaction_id DESC);`,
   `CREATE INDEX IF NOT EXISTS transactions_unposted ON transactions (visible_at) WHERE posted = 0;`,

@@ -6,7 +6,7 @@ import { issueCardDetails } from '../ledger/card-details.js';
 import type { IdPrefix } from '../random/id-generator.js';
 import { SeededRandom } from '../random/seeded-random.js';
 import type { SandboxContext } from '../sandbox-context.js';
-import { dropIndexes } from '../store/database.js';
+import { dropIndexes, storeInTimeOrder } from '../store/database.js';
 import type { MerchantRecord, OfferingRecord } from '../store/records.js';
 import { SANDBOX_INDEXES } from '../store/schema.js';
 import { plantAnomalies } from './anomalies/plant-anomalies.js';
@@ -185,6 +185,10 @@ export async function generateWorld(
     // Closed on an abort too: an interrupted generation must not leak descriptors.
     for (const journal of journals.values()) journal.close();
   }
+  storeInTimeOrder(ctx.store.db);
+  ctx.store.transactions.invalidateIndex();
+  await nextTurn();
+  options.signal?.throwIfAborted();
   // One index at a time: building them over a million rows takes seconds.
   for (const statement of SANDBOX_INDEXES) {
     ctx.store.db.exec(statement);
