@@ -16,26 +16,37 @@ ON CONFLICT (card_id) DO UPDATE SET
   created_at = excluded.created_at, observed_at = excluded.observed_at,
   last_seen_run_id = excluded.last_seen_run_id,
   updated_at = CASE WHEN cards.status IS NOT excluded.status OR cards.balance IS NOT excluded.balance
-    THEN excluded.updated_at ELSE cards.updated_at END`;
+    THEN excluded.updated_at ELSE cards.updated_at END
+RETURNING rowid`;
 
 // What the card was before the write decides the count: comparing timestamps after it cannot
 // tell an insert from a re-read at the same instant (pages landing in the same millisecond, or
 // a card list read again after it drifted).
-/**
- * What the mirror holds of the cards of a page (ids as a JSON array), as rows of values in the
- * order of {@link StoredCard}: a third cheaper than better-sqlite3 naming every row.
- */
-const PREVIOUS = `
-SELECT card_id, merchant_id, card_offering_id, last_four, status, balance, currency, created_at
-FROM cards WHERE card_id IN (SELECT value FROM json_each(?))`;
+const STORED_COLUMNS = `rowid, card_id, merchant_id, card_offering_id, last_four, status, balance,
+  currency, created_at`;
 
-/** Stamp cards read again unchanged with this read, in one statement per page. */
+/**
+ * What the mirror holds of a merchant's cards created within a span, at most `?` rows, as rows
+ * of values in the order of {@link StoredCard}. A page of the list holds cards created close
+ * together (a list is kept in some order of creation), and the time index reads them from
+ * neighbouring pages: cheaper than a lookup by id, which is random over every card.
+ */
+const STORED_IN_SPAN = `
+SELECT ${STORED_COLUMNS} FROM cards
+WHERE merchant_id = ? AND created_at BETWEEN ? AND ? LIMIT ?`;
+
+/** The cards of these ids (a JSON array) that {@link STORED_IN_SPAN} did not find. */
+const STORED_BY_ID = `
+SELECT ${STORED_COLUMNS} FROM cards WHERE card_id IN (SELECT value FROM json_each(?))`;
+
+/** Stamp cards read again unchanged (their rowids, a JSON array) with this read. */
 const TOUCH = `
 UPDATE cards SET observed_at = @observedAt, last_seen_run_id = @runId
-WHERE card_id IN (SELECT value FROM json_each(@ids))`;
+WHERE rowid IN (SELECT value FROM json_each(@rowids))`;
 
-/** A card as the mirror holds it: the columns a read is compared against, in this order. */
+/** A card as the mirror holds it: its rowid, then the columns a read is compared against. */
 type StoredCard = [
+  rowid: number,
   cardId: string,
   merchantId: string,
   cardOfferingId: string,
@@ -46,6 +57,11 @@ type StoredCard = [
   createdAt: string,
 ];
 
+/** How many stored cards a page of `cards` reads over its span, as in transaction-writer.ts. */
+function storedCardsRead(cards: number): number {
+  return 2 * cards + 100;
+}
+
 /**
  * Upserts card snapshots. Every card read is stamped with when it was read (`observed_at`, the
  * moment its balance is compared against); `card_history` gets a row, by trigger, only when
@@ -55,12 +71,14 @@ type StoredCard = [
  */
 export class CardWriter {
   readonly #upsert: Statement;
-  readonly #previous: Statement;
+  readonly #storedInSpan: Statement;
+  readonly #storedById: Statement;
   readonly #touch: Statement;
 
   constructor(db: SqliteDatabase) {
-    this.#upsert = db.prepare(UPSERT);
-    this.#previous = db.prepare(PREVIOUS).raw(true);
+    this.#upsert = db.prepare(UPSERT).pluck().safeIntegers(false);
+    this.#storedInSpan = db.prepare(STORED_IN_SPAN).raw(true).safeIntegers(false);
+    this.#storedById = db.prepare(STORED_BY_ID).raw(true).safeIntegers(false);
     this.#touch = db.prepare(TOUCH);
   }
 
@@ -68,19 +86,16 @@ export class CardWriter {
   write(cards: Iterable<Card>, context: WriteContext): WriteCounts {
     const counts: WriteCounts = { inserted: 0, updated: 0, unchanged: 0 };
     const page = [...cards];
-    const stored = new Map(
-      (this.#previous.all(JSON.stringify(page.map((card) => card.cardId))) as StoredCard[]).map(
-        (row) => [row[0], row],
-      ),
-    );
-    const unchanged: string[] = [];
+    if (page.length === 0) return counts;
+    const stored = this.#stored(page, context.merchantId);
+    const unchanged: number[] = [];
     for (const card of page) {
       const previous = stored.get(card.cardId);
       if (previous !== undefined && sameCard(previous, card, context.merchantId)) {
-        unchanged.push(card.cardId);
+        unchanged.push(previous[0]);
         continue;
       }
-      this.#upsert.run({
+      const rowid = this.#upsert.get({
         cardId: card.cardId,
         merchantId: context.merchantId,
         cardOfferingId: card.cardOfferingId,
@@ -92,14 +107,16 @@ export class CardWriter {
         createdAt: card.createdAt,
         observedAt: context.observedAt,
         runId: context.runId,
-      });
+      }) as number;
       if (previous === undefined) counts.inserted += 1;
       else if (statusOrBalanceMoved(previous, card)) counts.updated += 1;
       else counts.unchanged += 1;
+      // A later copy of the card in this page is compared with what the mirror now holds.
+      stored.set(card.cardId, storedAs(rowid, card, context.merchantId));
     }
     if (unchanged.length > 0) {
       this.#touch.run({
-        ids: JSON.stringify(unchanged),
+        rowids: JSON.stringify(unchanged),
         observedAt: context.observedAt,
         runId: context.runId,
       });
@@ -107,11 +124,54 @@ export class CardWriter {
     }
     return counts;
   }
+
+  /**
+   * The mirror's cards of the page, by id: those over the span of its `createdAt`s, then by id
+   * any it did not find there (new cards, a span past the read's limit, another merchant's).
+   */
+  #stored(page: readonly Card[], merchantId: string): Map<string, StoredCard> {
+    let first = (page[0] as Card).createdAt;
+    let last = first;
+    for (const card of page) {
+      if (card.createdAt < first) first = card.createdAt;
+      else if (card.createdAt > last) last = card.createdAt;
+    }
+    const stored = new Map<string, StoredCard>();
+    const inSpan = this.#storedInSpan.all(
+      merchantId,
+      first,
+      last,
+      storedCardsRead(page.length),
+    ) as StoredCard[];
+    for (const row of inSpan) stored.set(row[1], row);
+    const missing = page.filter((card) => !stored.has(card.cardId)).map((card) => card.cardId);
+    if (missing.length > 0) {
+      for (const row of this.#storedById.all(JSON.stringify(missing)) as StoredCard[]) {
+        stored.set(row[1], row);
+      }
+    }
+    return stored;
+  }
+}
+
+/** `card` as the mirror holds it once written under `rowid`. */
+function storedAs(rowid: number, card: Card, merchantId: string): StoredCard {
+  return [
+    rowid,
+    card.cardId,
+    merchantId,
+    card.cardOfferingId,
+    card.lastFour,
+    card.status,
+    card.balance,
+    card.currency,
+    card.createdAt,
+  ];
 }
 
 /** True when the mirror already holds every column of `card` as read. */
 function sameCard(stored: StoredCard, card: Card, merchantId: string): boolean {
-  const [, storedMerchant, offering, lastFour, status, balance, currency, createdAt] = stored;
+  const [, , storedMerchant, offering, lastFour, status, balance, currency, createdAt] = stored;
   return (
     storedMerchant === merchantId &&
     offering === card.cardOfferingId &&
@@ -125,6 +185,6 @@ function sameCard(stored: StoredCard, card: Card, merchantId: string): boolean {
 
 /** True when the card's status or balance differs from the mirror's (`card_history` gets a row). */
 function statusOrBalanceMoved(stored: StoredCard, card: Card): boolean {
-  const [, , , , status, balance] = stored;
+  const [, , , , , status, balance] = stored;
   return status !== card.status || balance !== card.balance;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Card } from '../../src/contract/index.js';
 import { CardWriter } from '../../src/mirror/card-writer.js';
 import { card, context, useTempMirrors } from './mirror-fixtures.js';
 
@@ -124,6 +125,55 @@ describe('CardWriter', () => {
       unchanged: 0,
     });
     expect(history()).toHaveLength(2);
+  });
+
+  it('compares a page with the stored cards of its span, and finds the others by id', () => {
+    const { writer, row } = setup();
+    const at = (day: number) => `2026-01-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+    const stored = Array.from({ length: 20 }, (_, i) =>
+      card({ cardId: `c-${i}`, createdAt: at(i + 1) }),
+    );
+    writer.write(stored, RUN1);
+    writer.write(
+      [card({ cardId: 'other', createdAt: at(6) })],
+      context('run-1', RUN1.observedAt, 'm-2'),
+    );
+    // Days 5 to 9 read again, one with a new balance; then cards the span's read cannot find:
+    // one whose createdAt moved, a new one, and one the mirror holds under another merchant.
+    const page = [
+      stored[4] as Card,
+      stored[5] as Card,
+      card({ cardId: 'c-6', createdAt: at(7), balance: '1.00' }),
+      stored[7] as Card,
+      stored[8] as Card,
+      card({ cardId: 'c-15', createdAt: at(8) }),
+      card({ cardId: 'new', createdAt: at(8) }),
+      card({ cardId: 'other', createdAt: at(6) }),
+    ];
+    expect(writer.write(page, RUN2)).toEqual({ inserted: 1, updated: 1, unchanged: 6 });
+    expect(row('c-4')).toMatchObject({ observed_at: RUN2.observedAt, last_seen_run_id: 'run-2' });
+    expect(row('c-6')).toMatchObject({ balance: '1.00', last_seen_run_id: 'run-2' });
+    expect(row('c-15')).toMatchObject({ created_at: at(8), last_seen_run_id: 'run-2' });
+    expect(row('other')).toMatchObject({ merchant_id: 'm-1', last_seen_run_id: 'run-2' });
+    expect(row('c-3')).toMatchObject({ last_seen_run_id: 'run-1' });
+    expect(row('c-9')).toMatchObject({ last_seen_run_id: 'run-1' });
+  });
+
+  it('counts exactly when the span holds far more stored cards than the page reads back', () => {
+    const { writer } = setup();
+    const stored = Array.from({ length: 300 }, (_, i) => card({ cardId: `c-${i}` }));
+    writer.write(stored, RUN1);
+    const page = stored.filter((_, i) => i % 30 === 0);
+    page[0] = card({ cardId: 'c-0', balance: '5.00' });
+    expect(writer.write(page, RUN2)).toEqual({ inserted: 0, updated: 1, unchanged: 9 });
+  });
+
+  it('compares a second copy of a card in one page with what the first copy wrote', () => {
+    const { writer, history } = setup();
+    writer.write([card()], RUN1);
+    const counts = writer.write([card({ balance: '90.00' }), card({ balance: '90.00' })], RUN2);
+    expect(counts).toEqual({ inserted: 0, updated: 1, unchanged: 1 });
+    expect(history().map((h) => h.balance)).toEqual(['100.00', '90.00']);
   });
 
   it('writes the merchant of the context and NULL balance_minor for a too-precise balance', () => {

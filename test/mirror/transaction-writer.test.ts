@@ -158,6 +158,75 @@ describe('TransactionWriter', () => {
     expect(changes('tx-1')).toHaveLength(1);
   });
 
+  // The writer compares a batch with the mirror's rows over the span of its createdAts first;
+  // a row differing in any column the upsert compares must still be written.
+  const CHANGED_COLUMNS: { column: string; change: Partial<Transaction> }[] = [
+    { column: 'card_id', change: { cardId: 'card-2' } },
+    { column: 'trade_no', change: { tradeNo: 'trade-2' } },
+    { column: 'type', change: { type: 'REFUND' } },
+    { column: 'status', change: { status: 'COMPLETED' } },
+    { column: 'amount', change: { amount: '12.51' } },
+    { column: 'fee', change: { fee: '0.26' } },
+    { column: 'currency', change: { currency: 'EUR' } },
+    { column: 'merchant_name', change: { merchantName: 'Corner Shop 2' } },
+  ];
+
+  it.each(CHANGED_COLUMNS)('writes a re-read row whose $column changed', ({ change }) => {
+    const { writer, row } = setup();
+    const others = Array.from({ length: 5 }, (_, i) => transaction({ transactionId: `o-${i}` }));
+    writer.write([transaction(), ...others], RUN1);
+    const counts = writer.write([...others, transaction(change)], RUN2);
+    expect(counts).toEqual({ inserted: 0, updated: 1, unchanged: 5 });
+    expect(row('tx-1')).toMatchObject({ updated_run_id: 'run-2' });
+    expect(row('o-0')).toMatchObject({ updated_run_id: 'run-1' });
+  });
+
+  it('writes a re-read row whose createdAt moved out of the span of the stored rows', () => {
+    const { writer, row } = setup();
+    writer.write([transaction({ createdAt: '2026-01-10T09:00:00.000Z' })], RUN1);
+    const counts = writer.write([transaction({ createdAt: '2026-01-10T09:00:00.001Z' })], RUN2);
+    expect(counts).toEqual({ inserted: 0, updated: 1, unchanged: 0 });
+    expect(row('tx-1')).toMatchObject({ created_at: '2026-01-10T09:00:00.001Z' });
+  });
+
+  it("writes a row the mirror holds under another merchant, which the span's read leaves out", () => {
+    const { writer, row } = setup();
+    writer.write([transaction()], context('run-1', RUN1.observedAt, 'm-2'));
+    expect(writer.write([transaction()], RUN2)).toEqual({ inserted: 0, updated: 1, unchanged: 0 });
+    expect(row('tx-1')).toMatchObject({ merchant_id: 'm-1' });
+  });
+
+  it('counts exactly when the span holds far more stored rows than the batch reads back', () => {
+    const { writer, mirror } = setup();
+    // 600 stored rows at one instant; a re-read of 40 of them (a status-filtered audit window)
+    // reads at most 180 back, so most of the batch goes through the upsert.
+    const stored = Array.from({ length: 600 }, (_, i) =>
+      transaction({ transactionId: `s-${String(i).padStart(3, '0')}` }),
+    );
+    writer.write(stored, RUN1);
+    const reread = stored.filter((_, i) => i % 15 === 0);
+    const moved = reread.slice(0, 3).map((t) => ({ ...t, status: 'COMPLETED' as const }));
+    const batch = [...moved, ...reread.slice(3), transaction({ transactionId: 'new-1' })];
+    expect(writer.write(batch, RUN2)).toEqual({ inserted: 1, updated: 3, unchanged: 37 });
+    const completed = mirror.db
+      .prepare("SELECT count(*) FROM transactions WHERE status = 'COMPLETED'")
+      .pluck()
+      .get();
+    expect(completed).toBe(3);
+  });
+
+  it('writes the later of two versions of a row in one batch, even when it is the stored one', () => {
+    const { writer, row, changes } = setup();
+    writer.write([transaction({ status: 'PENDING' })], RUN1);
+    const counts = writer.write(
+      [transaction({ status: 'COMPLETED' }), transaction({ status: 'PENDING' })],
+      RUN2,
+    );
+    expect(counts).toEqual({ inserted: 0, updated: 2, unchanged: 0 });
+    expect(row('tx-1')).toMatchObject({ status: 'PENDING' });
+    expect(changes('tx-1')).toHaveLength(2);
+  });
+
   const MINOR_CASES: {
     label: string;
     amount: string;
