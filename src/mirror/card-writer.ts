@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Card } from '../contract/index.js';
+import { createdAtSpan, spanReadLimit } from './created-at-span.js';
 import { minorColumn } from './minor-column.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 import type { WriteContext, WriteCounts } from './transaction-writer.js';
@@ -56,11 +57,6 @@ type StoredCard = [
   currency: string,
   createdAt: string,
 ];
-
-/** How many stored cards a page of `cards` reads over its span, as in transaction-writer.ts. */
-function storedCardsRead(cards: number): number {
-  return 2 * cards + 100;
-}
 
 /**
  * Upserts card snapshots. Every card read is stamped with when it was read (`observed_at`, the
@@ -130,18 +126,13 @@ export class CardWriter {
    * any it did not find there (new cards, a span past the read's limit, another merchant's).
    */
   #stored(page: readonly Card[], merchantId: string): Map<string, StoredCard> {
-    let first = (page[0] as Card).createdAt;
-    let last = first;
-    for (const card of page) {
-      if (card.createdAt < first) first = card.createdAt;
-      else if (card.createdAt > last) last = card.createdAt;
-    }
+    const [first, last] = createdAtSpan(page);
     const stored = new Map<string, StoredCard>();
     const inSpan = this.#storedInSpan.all(
       merchantId,
       first,
       last,
-      storedCardsRead(page.length),
+      spanReadLimit(page.length),
     ) as StoredCard[];
     for (const row of inSpan) stored.set(row[1], row);
     const missing = page.filter((card) => !stored.has(card.cardId)).map((card) => card.cardId);

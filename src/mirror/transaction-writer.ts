@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { Transaction } from '../contract/index.js';
+import { createdAtSpan, spanReadLimit } from './created-at-span.js';
 import { minorColumn } from './minor-column.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
@@ -66,14 +67,6 @@ type StoredTransaction = [
   merchantName: string,
   createdAt: string,
 ];
-
-/**
- * How many stored rows a batch of `rows` reads to compare against: a span thick with rows the
- * batch does not hold (a re-read of one status) then costs no more than the upserts it saves.
- */
-function storedRowsRead(rows: number): number {
-  return 2 * rows + 100;
-}
 
 /**
  * Upserts transactions with prepared statements (the hot path of a sync: kysely would compile
@@ -145,17 +138,12 @@ export class TransactionWriter {
 
   /** The mirror's rows over the span of the batch's `createdAt`s, by id. */
   #stored(batch: readonly Transaction[], merchantId: string): Map<string, StoredTransaction> {
-    let first = (batch[0] as Transaction).createdAt;
-    let last = first;
-    for (const row of batch) {
-      if (row.createdAt < first) first = row.createdAt;
-      else if (row.createdAt > last) last = row.createdAt;
-    }
+    const [first, last] = createdAtSpan(batch);
     const found = this.#storedInSpan.all(
       merchantId,
       first,
       last,
-      storedRowsRead(batch.length),
+      spanReadLimit(batch.length),
     ) as StoredTransaction[];
     return new Map(found.map((stored) => [stored[0], stored]));
   }
