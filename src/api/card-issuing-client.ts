@@ -1,4 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Agent, Dispatcher } from 'undici';
 import { CLIENT_CONTRACT } from '../contract/client-contract.js';
@@ -36,7 +36,13 @@ import { createAgent } from './create-agent.js';
 import { MalformedRecordError } from './malformed-record-error.js';
 import { type ResponseContext, ResponseValidator, type Validation } from './response-validator.js';
 import { retryDelay } from './retry-policy.js';
-import { type OutgoingRequest, type ReceivedResponse, sendRequest } from './send-request.js';
+import {
+  type OutgoingRequest,
+  parseBody,
+  type ReceivedBody,
+  type ReceivedResponse,
+  sendRequest,
+} from './send-request.js';
 import { UpstreamError } from './upstream-error.js';
 
 /** The upstream's clock as last seen; what a caller needs to place its cutoffs in upstream time. */
@@ -74,6 +80,11 @@ interface CallInput {
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return delay(ms, undefined, signal ? { signal } : undefined);
+}
+
+/** Any 2xx is success (reference-model section 7). */
+function isSuccess(status: number): boolean {
+  return status >= 200 && status <= 299;
 }
 
 function plural(n: number): string {
@@ -350,17 +361,29 @@ export class CardIssuingClient implements UpstreamTime {
     interpret: Interpret<R>,
     outgoing: OutgoingRequest,
   ): Promise<AttemptOutcome<R>> {
-    let response: ReceivedResponse;
+    let received: ReceivedBody;
     this.#counters.requests += 1;
     try {
-      response = await sendRequest(this.#dispatcher, outgoing);
+      received = await sendRequest(this.#dispatcher, outgoing);
     } catch (error) {
       return { ok: false, failure: transportFailure(error) };
     }
+    if (isSuccess(received.status)) {
+      // The request is over: its slot goes to the next one now, and this body is parsed and
+      // checked two turns later, once undici has written that request. (Before writing on a
+      // keep-alive socket that just answered, undici waits for an immediate of its own, which
+      // a single turn would run ahead of.) So the next round trip overlaps this CPU work
+      // instead of following it. Other answers keep the slot: a 429 halves the limit before
+      // anyone else takes it.
+      permit.release();
+      await nextTurn();
+      await nextTurn();
+    }
+    const response = parseBody(received);
     const date = Date.parse(headerValue(response.headers, 'date') ?? '');
     if (!Number.isNaN(date)) this.#upstreamNow = date;
     const { status } = response;
-    if (status < 200 || status > 299) {
+    if (!isSuccess(status)) {
       const failure = statusFailure(response, {
         nowMs: Number.isNaN(date) ? Date.now() : date,
         retryAfterCapMs: this.#options.retry.retryAfterCapMs,

@@ -15,6 +15,17 @@ export interface OutgoingRequest {
 /** Why a response body could not be used. */
 export type BodyProblem = 'cut-short' | 'not-json';
 
+/** A response whose head arrived and whose body was read whole (or ended early), not parsed. */
+export interface ReceivedBody {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  /** The body's bytes; undefined when it was cut short (`bodyProblem` says so). */
+  readonly bytes: Buffer | undefined;
+  readonly bodyProblem: 'cut-short' | undefined;
+  /** The error that ended the body early (socket closed, body timeout), kept as a cause. */
+  readonly bodyError: unknown;
+}
+
 /** A response whose head arrived; the body read whole, then parsed. */
 export interface ReceivedResponse {
   readonly status: number;
@@ -32,15 +43,16 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /**
- * Send one request and read its body fully as text, then parse it as JSON. A body that ends early
- * (a socket error mid-body, or fewer bytes than `content-length` promised) or does not parse is
- * reported as a body problem rather than thrown, so the caller still sees the status.
+ * Send one request and read its body whole. A body that ends early (a socket error mid-body, or
+ * fewer bytes than `content-length` promised) is reported as a body problem rather than thrown,
+ * so the caller still sees the status. Parsing is left to {@link parseBody}: the request is over
+ * once its bytes are in, and the caller may hand its slot on before the CPU work starts.
  * @throws the dispatcher's error when no response head arrived (reset, refused, timeout, TLS).
  */
 export async function sendRequest(
   dispatcher: Dispatcher,
   outgoing: OutgoingRequest,
-): Promise<ReceivedResponse> {
+): Promise<ReceivedBody> {
   const response = await request(outgoing.url, {
     dispatcher,
     method: outgoing.method,
@@ -55,11 +67,20 @@ export async function sendRequest(
   try {
     bytes = Buffer.from(await response.body.arrayBuffer());
   } catch (error) {
-    return { status, headers, body: undefined, bodyProblem: 'cut-short', bodyError: error };
+    return { status, headers, bytes: undefined, bodyProblem: 'cut-short', bodyError: error };
   }
   const promised = Number(header(headers, 'content-length'));
   if (Number.isInteger(promised) && bytes.length < promised) {
-    return { status, headers, body: undefined, bodyProblem: 'cut-short', bodyError: undefined };
+    return { status, headers, bytes: undefined, bodyProblem: 'cut-short', bodyError: undefined };
+  }
+  return { status, headers, bytes, bodyProblem: undefined, bodyError: undefined };
+}
+
+/** The JSON of a received body; a body that does not parse is a `not-json` body problem. */
+export function parseBody(received: ReceivedBody): ReceivedResponse {
+  const { status, headers, bytes, bodyError } = received;
+  if (bytes === undefined) {
+    return { status, headers, body: undefined, bodyProblem: 'cut-short', bodyError };
   }
   try {
     const body: unknown = JSON.parse(bytes.toString('utf8'));
