@@ -19,9 +19,8 @@ export type BodyProblem = 'cut-short' | 'not-json';
 export interface ReceivedBody {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  /** The body's bytes; undefined when it was cut short (`bodyProblem` says so). */
+  /** The body's bytes; undefined when it was cut short. */
   readonly bytes: Buffer | undefined;
-  readonly bodyProblem: 'cut-short' | undefined;
   /** The error that ended the body early (socket closed, body timeout), kept as a cause. */
   readonly bodyError: unknown;
 }
@@ -44,8 +43,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /**
  * Send one request and read its body whole. A body that ends early (a socket error mid-body, or
- * fewer bytes than `content-length` promised) is reported as a body problem rather than thrown,
- * so the caller still sees the status. Parsing is left to {@link parseBody}: the request is over
+ * fewer bytes than `content-length` promised) comes back without bytes rather than thrown, so
+ * the caller still sees the status. Parsing is left to {@link parseBody}: the request is over
  * once its bytes are in, and the caller may hand its slot on before the CPU work starts.
  * @throws the dispatcher's error when no response head arrived (reset, refused, timeout, TLS).
  */
@@ -67,13 +66,13 @@ export async function sendRequest(
   try {
     bytes = Buffer.from(await response.body.arrayBuffer());
   } catch (error) {
-    return { status, headers, bytes: undefined, bodyProblem: 'cut-short', bodyError: error };
+    return { status, headers, bytes: undefined, bodyError: error };
   }
   const promised = Number(header(headers, 'content-length'));
   if (Number.isInteger(promised) && bytes.length < promised) {
-    return { status, headers, bytes: undefined, bodyProblem: 'cut-short', bodyError: undefined };
+    return { status, headers, bytes: undefined, bodyError: undefined };
   }
-  return { status, headers, bytes, bodyProblem: undefined, bodyError: undefined };
+  return { status, headers, bytes, bodyError: undefined };
 }
 
 /** The JSON of a received body; a body that does not parse is a `not-json` body problem. */
