@@ -192,9 +192,10 @@ describe('GET /cards, /cards/info and /cards/sensitive', () => {
       expect(response.body.pagination).toEqual({ total: 0, page: 1, limit: 20, totalPages: 0 });
     });
 
-    it('refuses page or limit of 0, -1, 1.5, abc or empty with 400 VALIDATION_FAILED', async () => {
+    it('refuses page or limit of 0, -1, 1.5, abc, empty, or not in decimal digits with 400', async () => {
+      const notDigits = ['Infinity', '0x10', '0b11', '0o7', '1e1', ' 1', '5\n', '+2'];
       for (const name of ['page', 'limit']) {
-        for (const value of ['0', '-1', '1.5', 'abc', '']) {
+        for (const value of ['0', '-1', '1.5', 'abc', '', ...notDigits]) {
           const response = await bulk.get('/cards', { query: { [name]: value } });
           expectValidationFailure(response);
         }

@@ -269,6 +269,22 @@ describe('GET /transactions', () => {
       ).toBe(1);
     });
 
+    it('compares digits past the millisecond exactly: a start just after a row excludes it', async () => {
+      const past = (iso: string, digits: string) => `${iso.slice(0, 23)}${digits}Z`;
+      // at(2) has whole milliseconds, so a start 0.5 µs later must leave it out, while an end
+      // 0.5 µs later (or a start written with zeros) still takes it.
+      const count = await expectSelection(
+        { startTime: past(at(2), '0005'), endTime: past(at(5), '0005') },
+        (m) => Date.parse(m.createdAt) > Date.parse(at(2)) && inRange(m, undefined, at(5)),
+      );
+      expect(count).toBe(3);
+      expect(
+        await expectSelection({ startTime: past(at(2), '000000'), endTime: at(2) }, (m) =>
+          inRange(m, at(2), at(2)),
+        ),
+      ).toBe(1);
+    });
+
     it('takes either end alone', async () => {
       expect(await expectSelection({ startTime: at(9) }, (m) => inRange(m, at(9)))).toBeGreaterThan(
         4,
@@ -310,6 +326,9 @@ describe('GET /transactions', () => {
         '2026-01-01T10:00:00',
         '2026-01-01 10:00:00Z',
         '1700000000000',
+        '2026-01-01T10:00:00+24:00',
+        '2026-01-01T10:00:00-01:60',
+        '2026-01-01T10:00:00-99:99',
         '',
       ];
       for (const value of bad) {
@@ -326,6 +345,10 @@ describe('GET /transactions', () => {
       expectValidationFailure(
         await api.get('/transactions', { query: { startTime: at(5), endTime: oneMsEarlier } }),
       );
+      // Past the millisecond too: the start is half a microsecond after the end.
+      const startTime = `${at(5).slice(0, 23)}0005Z`;
+      const endTime = `${at(5).slice(0, 23)}0001Z`;
+      expectValidationFailure(await api.get('/transactions', { query: { startTime, endTime } }));
     });
   });
 

@@ -7,7 +7,7 @@ import { currencyExponent } from '../../money/currency.js';
 import { changeTransactionStatus, recordTransaction } from '../activity/card-activity.js';
 import { networkDecision } from '../control/card-network.js';
 import { ApiError } from '../http/api-error.js';
-import { requestInstant } from '../http/request-values.js';
+import { requestTimeRange } from '../http/request-values.js';
 import { canMove } from '../ledger/transaction-lifecycle.js';
 import { placeOrder } from '../orders/order-desk.js';
 import { processOrder } from '../orders/order-processor.js';
@@ -63,9 +63,7 @@ function driftTransactions(
   let startTime: number | undefined;
   let endTime: number | undefined;
   try {
-    startTime =
-      query.startTime === undefined ? undefined : requestInstant('startTime', query.startTime);
-    endTime = query.endTime === undefined ? undefined : requestInstant('endTime', query.endTime);
+    ({ startTime, endTime } = requestTimeRange(query.startTime, query.endTime));
   } catch (error) {
     // The handler answers the bad query with its 400; nothing drifts for it.
     if (error instanceof ApiError) return NONE;

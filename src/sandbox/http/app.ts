@@ -11,7 +11,7 @@ import type { DueEvents } from '../due-events.js';
 import type { FaultLab } from '../faults/fault-lab.js';
 import { faultPageSize, installFaults } from '../faults/install-faults.js';
 import type { SandboxContext } from '../sandbox-context.js';
-import { errorBody } from './api-error.js';
+import { ApiError, errorBody } from './api-error.js';
 import { installAuthentication } from './authentication.js';
 import { installErrorHandling } from './error-handler.js';
 import { MAX_PAGE_SIZE } from './presenters.js';
@@ -47,6 +47,10 @@ const AJV_OPTIONS = {
   strict: false,
 } as const;
 
+/** The query fields that are whole numbers, and how they must be written. */
+const PAGING_FIELDS = ['page', 'limit'] as const;
+const DECIMAL_DIGITS = /^[0-9]+$/;
+
 /** Largest request body accepted (bigger is a 413). */
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -73,6 +77,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema),
   );
+  // That coercion reads text with JavaScript's number rules, so `0x10`, `1e1`, ` 1` and
+  // `Infinity` would pass as numbers: a page or limit must be written in decimal digits.
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    const errors = PAGING_FIELDS.filter(
+      (name) => typeof query?.[name] === 'string' && !DECIMAL_DIGITS.test(query[name]),
+    ).map((name) => `${name} must be a whole number written in decimal digits`);
+    if (errors.length > 0) throw new ApiError('VALIDATION_FAILED', errors);
+  });
   // Bodies are JSON only (the interface): Fastify's built-in text/plain parser would hand a
   // string to validation and answer 400 where the media type itself is the fault (415).
   app.removeContentTypeParser('text/plain');

@@ -2,11 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ListTransactionsQuery } from '../../../contract/index.js';
 import { ROUTES } from '../../../contract/index.js';
 import type { SandboxContext } from '../../sandbox-context.js';
-import { ApiError } from '../api-error.js';
 import { merchantOf } from '../authentication.js';
 import { describeOperation } from '../operation-schema.js';
 import { pageWindow, presentPagination, presentTransaction } from '../presenters.js';
-import { requestInstant } from '../request-values.js';
+import { requestTimeRange } from '../request-values.js';
 
 /** GET /transactions: newest first, filters combined, time range inclusive at both ends. */
 export function registerTransactionRoutes(
@@ -25,13 +24,7 @@ export function registerTransactionRoutes(
     async (request) => {
       const query = request.query as ListTransactionsQuery;
       const merchant = merchantOf(request, ctx.store);
-      const startTime =
-        query.startTime === undefined ? undefined : requestInstant('startTime', query.startTime);
-      const endTime =
-        query.endTime === undefined ? undefined : requestInstant('endTime', query.endTime);
-      if (startTime !== undefined && endTime !== undefined && startTime > endTime) {
-        throw new ApiError('VALIDATION_FAILED', ['startTime must not be after endTime']);
-      }
+      const { startTime, endTime } = requestTimeRange(query.startTime, query.endTime);
       const window = pageWindow(query.page, query.limit, maxPageSize(request));
       const { rows, total } = ctx.store.transactions.page(
         merchant.merchantId,
