@@ -132,6 +132,41 @@ describe('orders processed only on demand (the test default)', () => {
   });
 });
 
+describe('a status order whose card the service blocked while it was pending', () => {
+  let t: TestSandbox;
+  let m: MerchantSession;
+  beforeAll(async () => {
+    t = await startTestSandbox();
+    m = new MerchantSession(t, 0);
+  });
+  afterAll(async () => t.close());
+
+  it('CANCEL fails with a DECLINED FEE: the card keeps its balance and the merchant gets nothing', async () => {
+    const { cardId } = await m.activeCard();
+    const remaining = await m.cardBalance(cardId);
+    const before = await m.balance();
+    const cancel = await m.order('CANCEL', cardId);
+    await m.block(cardId);
+    expect(await m.process(cancel.orderNo)).toBe('failure');
+    expect(await m.cardStatus(cardId)).toBe('BLOCKED');
+    expect(await m.cardBalance(cardId)).toBe(remaining);
+    expect(await m.balance()).toBe(before);
+    const fee = await m.feeOf(cancel.orderNo);
+    expect([fee.status, fee.amount]).toEqual(['DECLINED', '0.00']);
+  });
+
+  it.each([
+    ['FREEZE', 'ACTIVE'],
+    ['UNFREEZE', 'FROZEN'],
+  ] as const)('%s fails and leaves the card BLOCKED', async (kind, from) => {
+    const cardId = await m.cardIn(from);
+    const placed = await m.order(kind, cardId);
+    await m.block(cardId);
+    expect(await m.process(placed.orderNo)).toBe('failure');
+    expect(await m.cardStatus(cardId)).toBe('BLOCKED');
+  });
+});
+
 describe('orders with failureRate 1', () => {
   let t: TestSandbox;
   let m: MerchantSession;

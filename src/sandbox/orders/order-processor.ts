@@ -94,19 +94,26 @@ export function processOrder(
           fee('DECLINED', 0);
         }
         break;
+      // A status order succeeds only from the state its acceptance left: a card the service
+      // blocked meanwhile stays as it is, and the order fails.
       case 'FREEZE':
         if (card.status === 'FREEZING') ctx.store.cards.setStatus(card.cardId, 'FROZEN');
+        else outcome = 'failure';
         break;
       case 'UNFREEZE':
         if (card.status === 'UNFREEZING') ctx.store.cards.setStatus(card.cardId, 'ACTIVE');
+        else outcome = 'failure';
         break;
       case 'CANCEL':
         if (card.status === 'CANCELLING') {
           ctx.store.merchants.adjustBalance(order.merchantId, card.balanceMinor);
           ctx.store.cards.setBalance(card.cardId, 0);
           ctx.store.cards.setStatus(card.cardId, 'CANCELLED');
+          fee('COMPLETED', 0);
+        } else {
+          outcome = 'failure';
+          fee('DECLINED', 0);
         }
-        fee('COMPLETED', 0);
         break;
     }
     ctx.store.orders.settle(order.orderNo, outcome === 'success' ? 'COMPLETED' : 'FAILED', at);
