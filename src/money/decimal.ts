@@ -90,13 +90,16 @@ export function toMinorOrThrow(
 }
 
 /**
- * Write minor units as decimal text with exactly `exponent` fractional digits.
+ * Write minor units as decimal text with exactly `exponent` fractional digits. A sum or a
+ * difference of amounts, which may pass 2^53, is written exactly when given as a bigint.
  * @example formatMinor(-1250, 2) // '-12.50'
+ * @throws RangeError for a number that is not a safe integer.
  */
-export function formatMinor(minor: Minor, exponent: number): string {
-  if (!Number.isSafeInteger(minor)) throw new RangeError(`${minor} is not a safe integer amount`);
+export function formatMinor(minor: Minor | bigint, exponent: number): string {
+  if (typeof minor === 'number' && !Number.isSafeInteger(minor))
+    throw new RangeError(`${minor} is not a safe integer amount`);
   const negative = minor < 0;
-  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+  const digits = String(negative ? -minor : minor).padStart(exponent + 1, '0');
   const integer = digits.slice(0, digits.length - exponent);
   const fraction = digits.slice(digits.length - exponent);
   const body = exponent === 0 ? integer : `${integer}.${fraction}`;

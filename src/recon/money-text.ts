@@ -5,7 +5,15 @@ import { formatMinor, type Minor } from '../money/decimal.js';
  * Minor units as decimal text in `currency`'s exponent, or null when either is unknown.
  * @example moneyText(-1250, 'USD') // '-12.50'
  */
-export function moneyText(minor: Minor | null, currency: string | null): string | null {
+export function moneyText(minor: Minor | bigint | null, currency: string | null): string | null {
   if (minor === null || currency === null || !isKnownCurrency(currency)) return null;
   return formatMinor(minor, currencyExponent(currency));
+}
+
+/**
+ * `minor - less` as decimal text in `currency`, exact even where the difference of two amounts
+ * passes 2^53 minor units; null when the currency is unknown.
+ */
+export function differenceText(minor: Minor, less: Minor, currency: string | null): string | null {
+  return moneyText(BigInt(minor) - BigInt(less), currency);
 }

@@ -70,7 +70,20 @@ describe('formatMinor', () => {
     }
   });
 
-  it('refuses a non-integer', () => {
+  it('refuses a non-integer, or a number past 2^53 that may have lost its last digits', () => {
     expect(() => formatMinor(1.5, 2)).toThrow(RangeError);
+    expect(() => formatMinor(2 ** 53, 2)).toThrow(RangeError);
   });
+
+  it.each([
+    [2n ** 53n, 2, '90071992547409.92'],
+    [-(2n ** 64n) - 1n, 3, '-18446744073709551.617'],
+    [-5n, 2, '-0.05'],
+    [0n, 0, '0'],
+  ])(
+    'writes the bigint %s with exponent %i as %s (sums and differences past 2^53)',
+    (minor, exponent, text) => {
+      expect(formatMinor(minor, exponent)).toBe(text);
+    },
+  );
 });

@@ -66,6 +66,20 @@ describe('CARD_BALANCE_MISMATCH', () => {
     });
   });
 
+  it('writes a delta past 2^53 minor units exactly instead of failing the run', () => {
+    const l = ledger();
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    card.activity({ amount: '150.00', createdAt: shift(HISTORY_AT, DAY) });
+    // The largest balance the sync takes, against a ledger of -52.00: 2^53 + 5,200 cents apart.
+    card.write({ balance: '90071992547409.91' });
+    const [finding] = runOn(l, [CODE]).findings;
+    expect(finding).toMatchObject({
+      expected: '-52.00',
+      actual: '90071992547409.91',
+      delta: '90071992547461.91',
+    });
+  });
+
   it('expects 0 of a CANCELLED card, whatever its history', () => {
     const l = ledger();
     const clean = l.issue(l.offering());

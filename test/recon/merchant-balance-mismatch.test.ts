@@ -57,6 +57,18 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     });
   });
 
+  it('writes a change past 2^53 minor units exactly instead of failing the run', () => {
+    const l = openLedger(temp);
+    l.snapshot('-90071992547409.91', S1);
+    l.snapshot('90071992547409.91', S2);
+    const [finding] = runOn(l, [CODE]).findings;
+    expect(finding).toMatchObject({
+      expected: '-90071992547409.91',
+      actual: '90071992547409.91',
+      delta: '180143985094819.82',
+    });
+  });
+
   it('times a flow that follows an outcome by its FEE record', () => {
     const l = openLedger(temp);
     const card = l.issue(l.offering(), { amount: '100.00', at: shift(S1, -HOUR) });

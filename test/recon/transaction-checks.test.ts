@@ -70,6 +70,21 @@ describe('DUPLICATE_TRANSACTION', () => {
 describe('OVER_REFUND', () => {
   const CODE = 'OVER_REFUND';
 
+  it('sums refunds past 2^53 minor units exactly instead of failing the run', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const purchase = card.activity({ amount: '1.00', createdAt: DAY2 });
+    for (const amount of ['90071992547409.91', '90071992547409.91'])
+      card.activity({ type: 'REFUND', amount, tradeNo: purchase.tradeNo, createdAt: DAY2 });
+    card.write();
+    const [finding] = runOn(l, [CODE]).findings;
+    expect(finding).toMatchObject({
+      expected: '1.00',
+      actual: '180143985094819.82',
+      delta: '180143985094818.82',
+    });
+  });
+
   it('sums refunds and reversals split over several rows against the purchases', () => {
     const l = openLedger(temp);
     const card = l.issue(l.offering(), { amount: '500.00' });

@@ -96,7 +96,8 @@ export const cardBalanceMismatch: Check = {
       .prepare(
         `WITH ${CANDIDATES}
          SELECT card_id AS cardId, status, balance_minor AS balance, currency,
-                observed_at AS observedAt, expected, orders, counted, later, reason,
+                observed_at AS observedAt, CAST(expected AS TEXT) AS expected, orders, counted,
+                later, reason,
                 reason IS NULL AND abs(balance_minor - expected) > @tolerance AS mismatch
          FROM candidates`,
       )
@@ -111,7 +112,8 @@ export const cardBalanceMismatch: Check = {
       balance: number;
       currency: string;
       observedAt: string;
-      expected: number;
+      /** Integer text: a sum of amounts may pass 2^53, where a number would lose its cents. */
+      expected: string;
       orders: number;
       counted: number;
       later: number;
@@ -133,7 +135,8 @@ export const cardBalanceMismatch: Check = {
         later += c.later;
       }
       if (!c.mismatch) continue;
-      const expected = moneyText(c.expected, c.currency);
+      const expectedMinor = BigInt(c.expected);
+      const expected = moneyText(expectedMinor, c.currency);
       const actual = moneyText(c.balance, c.currency);
       const ledger =
         c.status === 'CANCELLED'
@@ -145,7 +148,7 @@ export const cardBalanceMismatch: Check = {
           currency: c.currency,
           expected,
           actual,
-          delta: moneyText(c.balance - c.expected, c.currency),
+          delta: moneyText(BigInt(c.balance) - expectedMinor, c.currency),
           detail: `${c.status} card reports ${actual ?? c.balance} ${c.currency} at ${c.observedAt}; ${ledger}`,
         }),
       );

@@ -3,7 +3,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
-import { moneyText } from '../money-text.js';
+import { differenceText, moneyText } from '../money-text.js';
 import { OUTCOME_REASONS } from './outcome-reasons.js';
 
 const CODE = 'DEPOSIT_FEE_MISMATCH';
@@ -89,7 +89,7 @@ export const depositFeeMismatch: Check = {
           currency: row.currency,
           expected: moneyText(due, row.currency),
           actual: moneyText(charged, row.currency),
-          delta: moneyText(charged - due, row.currency),
+          delta: differenceText(charged, due, row.currency),
           detail: `deposit of ${row.amount} ${row.currency} at ${row.percent} % (offering ${row.offeringId}): ${moneyText(due, row.currency)} due, ${moneyText(charged, row.currency)} charged`,
         }),
       );

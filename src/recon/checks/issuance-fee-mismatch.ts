@@ -2,7 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
-import { moneyText } from '../money-text.js';
+import { differenceText, moneyText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 import { OUTCOME_REASONS } from './outcome-reasons.js';
 
@@ -63,7 +63,7 @@ export const issuanceFeeMismatch: Check = {
         currency: o.currency,
         expected: moneyText(o.due, o.currency),
         actual: moneyText(o.charged, o.currency),
-        delta: moneyText(o.charged - o.due, o.currency),
+        delta: differenceText(o.charged, o.due, o.currency),
         detail: `issuance fee ${moneyText(o.charged, o.currency)} charged, offering ${o.offeringId} says ${moneyText(o.due, o.currency)}`,
       }),
     );

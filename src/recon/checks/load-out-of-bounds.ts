@@ -2,7 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
-import { moneyText } from '../money-text.js';
+import { differenceText, moneyText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 
 const CODE = 'LOAD_OUT_OF_BOUNDS';
@@ -70,7 +70,7 @@ export const loadOutOfBounds: Check = {
         currency: o.currency,
         expected: moneyText(bound, o.currency),
         actual: moneyText(o.amountMinor, o.currency),
-        delta: moneyText(o.amountMinor - bound, o.currency),
+        delta: differenceText(o.amountMinor, bound, o.currency),
         detail: `ISSUE of ${o.amount} ${o.currency} outside offering ${o.offeringId}'s [${o.minLoad}, ${o.maxLoad}]`,
       });
     });

@@ -104,11 +104,12 @@ export const merchantBalanceMismatch: Check = {
         continue;
       }
       tally.examine('intervals').examine('orders', new Set(inside.map((f) => f.order)).size);
-      const explained = (amounts as number[]).reduce((sum, a) => sum + a, 0);
-      const expected = before.balanceMinor + explained;
-      const delta = after.balanceMinor - expected;
-      if (Math.abs(delta) <= settings.tolerances[CODE]) continue;
-      const money = (minor: number) => moneyText(minor, after.currency) ?? String(minor);
+      // In bigints: the flows of a long interval may sum past 2^53 minor units.
+      const explained = (amounts as number[]).reduce((sum, a) => sum + BigInt(a), 0n);
+      const expected = BigInt(before.balanceMinor) + explained;
+      const delta = BigInt(after.balanceMinor) - expected;
+      if ((delta < 0n ? -delta : delta) <= BigInt(settings.tolerances[CODE])) continue;
+      const money = (minor: number | bigint) => moneyText(minor, after.currency) ?? String(minor);
       findings.push(
         makeFinding(CODE, merchantId, {
           snapshotAt: after.observedAt,

@@ -18,24 +18,26 @@ export const overRefund: Check = {
   uses: ['trades'],
   run({ db, merchantId, settings }: CheckContext) {
     const tolerance = settings.tolerances[CODE];
+    // Sums of amounts come back as bigints: past 2^53 minor units a number would lose cents.
     const trades = db
       .prepare(
         `SELECT card_id AS cardId, trade_no AS tradeNo, currency, purchased, returned, returns,
                 unusable
          FROM ${TRADES_TABLE} WHERE returns > 0 ORDER BY card_id, trade_no`,
       )
+      .safeIntegers(true)
       .all({ merchantId }) as {
       cardId: string;
       tradeNo: string;
       currency: string;
-      purchased: number;
-      returned: number;
-      returns: number;
-      unusable: number;
+      purchased: bigint;
+      returned: bigint;
+      returns: bigint;
+      unusable: bigint;
     }[];
-    const usable = trades.filter((t) => t.unusable === 0);
+    const usable = trades.filter((t) => t.unusable === 0n);
     const findings = usable
-      .filter((t) => t.returned - t.purchased > tolerance)
+      .filter((t) => t.returned - t.purchased > BigInt(tolerance))
       .map((t) => {
         const purchased = moneyText(t.purchased, t.currency);
         const returned = moneyText(t.returned, t.currency);
@@ -49,8 +51,8 @@ export const overRefund: Check = {
           detail: `${t.returns} refund(s)/reversal(s) return ${returned ?? t.returned} ${t.currency}, purchases were ${purchased ?? t.purchased}`,
         });
       });
-    const returns = (rows: readonly { returns: number }[]) =>
-      rows.reduce((sum, t) => sum + t.returns, 0);
+    const returns = (rows: readonly { returns: bigint }[]) =>
+      Number(rows.reduce((sum, t) => sum + t.returns, 0n));
     const coverage = new CoverageTally()
       .examine('transactions', returns(usable))
       .skip(
