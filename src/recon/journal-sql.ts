@@ -6,8 +6,8 @@ import { JOURNAL_TABLE } from './working-tables.js';
  * `journal`: the merchant's API orders (every kind but TOPUP), `seq` giving journal order, each
  * with its FEE record when it has one: `fee_id`, `fee_card_id`, `fee_status`, `fee_amount`,
  * `fee_amount_minor`, `fee_currency`, `fee_created_at`, `fee_first_seen_at`. `unlinkable` says
- * why a row is not an accepted order with an `orderNo`; `succeeded` is 1 for a COMPLETED (or
- * SETTLED) FEE record, 0 for a DECLINED one, NULL without one. It reads the working table
+ * why a row is not an accepted order with an `orderNo`; `succeeded` is 0 for a DECLINED FEE
+ * record, 1 for any other (a PENDING one included), NULL without one. It reads the working table
  * `journal` (working-tables.ts), built once per merchant: a check using it lists `'journal'` in
  * its `uses`.
  */

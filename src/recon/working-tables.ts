@@ -25,8 +25,9 @@ const FEE_RECORDS_TABLE = 'temp.recon_fee_records';
 /**
  * One row per API order of the merchant (every kind but TOPUP), `seq` being its `orders` rowid
  * (journal order), with its FEE record when it has one. `unlinkable` says why a row is not an
- * accepted order with an `orderNo`; `succeeded` is 1 for a COMPLETED (or SETTLED) FEE record, 0
- * for a DECLINED one, NULL without one. Checks read it through `JOURNAL_CTE` (journal-sql.ts).
+ * accepted order with an `orderNo`; `succeeded` is 0 for a DECLINED FEE record (the order
+ * failed), 1 for any other (COMPLETED or SETTLED; or PENDING, which reference-model section 4
+ * already charges), NULL without one. Checks read it through `JOURNAL_CTE` (journal-sql.ts).
  */
 export const JOURNAL_TABLE = 'temp.recon_journal';
 
@@ -98,7 +99,7 @@ const JOURNAL = [
           f.transaction_id, f.card_id, f.status, f.amount, f.amount_minor, f.currency,
           f.created_at, f.first_seen_at,
           CASE WHEN f.transaction_id IS NULL THEN NULL
-               WHEN f.status IN ('COMPLETED', 'SETTLED') THEN 1 ELSE 0 END
+               WHEN f.status = 'DECLINED' THEN 0 ELSE 1 END
    FROM orders o NOT INDEXED
    LEFT JOIN ${FEE_RECORDS_TABLE} f ON f.trade_no = nullif(o.order_no, '') AND o.state <> 'REJECTED'
    WHERE o.merchant_id = @merchantId AND o.kind <> 'TOPUP'

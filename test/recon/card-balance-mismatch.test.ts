@@ -80,6 +80,24 @@ describe('CARD_BALANCE_MISMATCH', () => {
     });
   });
 
+  it('counts an order whose FEE record is PENDING as done, and so does card_balance_check', () => {
+    const l = ledger();
+    const card = l.issue(l.offering(), { amount: '100.00', outcome: 'PENDING' });
+    card.money('DEPOSIT', '50.00', shift(HISTORY_AT, DAY), { fee: '0.75', outcome: 'PENDING' });
+    // 100 - 2 (issuance fee, PENDING) + 50 - 0.75 (deposit fee, PENDING)
+    expect(l.text(card.balance)).toBe('147.25');
+    card.write();
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).examined).toMatchObject({ cards: 1 });
+    expect(
+      l.db
+        .prepare('SELECT check_result, orders_counted, expected FROM card_balance_check')
+        .raw()
+        .all(),
+    ).toEqual([['match', 2, '147.25']]);
+  });
+
   it('expects 0 of a CANCELLED card, whatever its history', () => {
     const l = ledger();
     const clean = l.issue(l.offering());

@@ -41,6 +41,23 @@ describe('ISSUANCE_FEE_MISMATCH', () => {
     });
   });
 
+  it('waits for a fee still PENDING: only a final fee is compared', () => {
+    const l = openLedger(temp);
+    l.issue(l.offering({ issuanceFee: '2.00' }), { fee: '2.50', outcome: 'PENDING' }).write();
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE)).toMatchObject({
+      examined: { orders: 0 },
+      skipped: [
+        {
+          unit: 'orders',
+          reason: 'FEE record still PENDING: the fee charged is not final',
+          count: 1,
+        },
+      ],
+    });
+  });
+
   it('compares with the terms in force when the order was submitted', () => {
     const l = openLedger(temp);
     const offering = l.offering({ issuanceFee: '2.00' });

@@ -57,6 +57,19 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     });
   });
 
+  it('takes an order whose FEE record is PENDING as not failed: its amount is not given back', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), {
+      amount: '100.00',
+      at: shift(S1, HOUR),
+      outcome: 'PENDING',
+    });
+    card.write();
+    l.snapshot('1000.00', S1);
+    l.snapshot('900.00', S2);
+    expect(lines(runOn(l, [CODE]))).toEqual([]);
+  });
+
   it('writes a change past 2^53 minor units exactly instead of failing the run', () => {
     const l = openLedger(temp);
     l.snapshot('-90071992547409.91', S1);

@@ -40,8 +40,14 @@ export interface OrderInput {
   readonly state?: OrderState;
 }
 
-/** The outcome a money order gets: its FEE record's status, or none yet. */
-export type Outcome = 'COMPLETED' | 'DECLINED' | 'none';
+/**
+ * The outcome a money order gets: its FEE record's status, or none yet. PENDING is outside the
+ * model (an order's FEE record is COMPLETED or DECLINED) but counts as succeeded should it come.
+ */
+export type Outcome = 'COMPLETED' | 'PENDING' | 'DECLINED' | 'none';
+
+/** Whether an order with `outcome` moved its amount: it has a FEE record, and not a DECLINED one. */
+const succeeded = (outcome: Outcome) => outcome === 'COMPLETED' || outcome === 'PENDING';
 
 /** One merchant's mirror, built up by a test. */
 export class TestLedger {
@@ -178,7 +184,7 @@ export class TestLedger {
     card.issueOrderNo = orderNo as string;
     card.issueMerchantOrderNo = merchantOrderNo;
     card.settle(orderNo as string, shift(at, 2_000), outcome, options.fee ?? offering.issuanceFee);
-    if (outcome === 'COMPLETED') card.balance += this.minor(amount);
+    if (succeeded(outcome)) card.balance += this.minor(amount);
     else card.status = 'FAILED';
     return card;
   }
@@ -233,12 +239,12 @@ export class TestCard {
     this.createdAt = createdAt;
   }
 
-  /** The FEE record of order `orderNo`: charged when COMPLETED, 0 when DECLINED, none yet. */
+  /** The FEE record of order `orderNo`: charged unless DECLINED (0), none yet. */
   settle(orderNo: string, at: string, outcome: Outcome, fee: string): Transaction | undefined {
     if (outcome === 'none') return undefined;
-    const amount = outcome === 'COMPLETED' ? fee : this.ledger.text(0n);
+    const amount = succeeded(outcome) ? fee : this.ledger.text(0n);
     // A fee too precise for the currency moves nothing the tests can count.
-    if (outcome === 'COMPLETED') this.balance -= minorUnitsIn(fee, this.ledger.currency) ?? 0n;
+    if (succeeded(outcome)) this.balance -= minorUnitsIn(fee, this.ledger.currency) ?? 0n;
     return this.ledger.transaction({
       cardId: this.cardId,
       tradeNo: orderNo,
@@ -270,7 +276,7 @@ export class TestCard {
       order.orderNo === null
         ? undefined
         : this.settle(order.orderNo, shift(at, 2_000), outcome, fee);
-    if (outcome === 'COMPLETED') {
+    if (succeeded(outcome)) {
       const sign = kind === 'DEPOSIT' ? 1n : -1n;
       this.balance += sign * this.ledger.minor(amount);
     }
