@@ -237,7 +237,7 @@ function scenario(mirror: Mirror): MirrorWriters {
       ['mo-x2', 'ISSUE', null, '15.00', null, '03-03T09:20'],
       ['mo-x3', 'DEPOSIT', 'ord-x3', '5.00', 'card-b', '03-04T09:00', 'ACCEPTED'],
       ['mo-x4', 'TOPUP', null, '500.00', null, '03-04T09:30'],
-      ['mo-x5', 'WITHDRAW', null, '1.00', 'card-b', '03-04T09:40', 'SUBMITTED'],
+      ['mo-x5', 'WITHDRAW', null, '1.00', 'card-c', '03-04T09:40', 'SUBMITTED'],
     ]);
     insertOrders(
       mirror.db,
@@ -438,6 +438,31 @@ describe('card_balance_check', () => {
         'balance too precise for its currency, or currency unknown (PRECISION_VIOLATION)',
       ],
     ]);
+  });
+
+  it('leaves a card unchecked, as the check does, when one of its deposits has no order_no', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    insertOrders(mirror.db, [['mo-b9', 'DEPOSIT', null, '0.50', 'card-b', '03-03T09:00']]);
+    expect(
+      table(
+        mirror.db,
+        `SELECT expected, check_result, unchecked_reason
+         FROM card_balance_check WHERE card_id = 'card-b'`,
+      ),
+    ).toEqual([
+      [
+        null,
+        'unchecked',
+        'a DEPOSIT or WITHDRAW of the card has no order_no: its outcome cannot be linked',
+      ],
+    ]);
+    const { findings } = runChecks(mirror.db, {
+      merchantIds: ['m-1'],
+      settings: DEFAULT_RECON_SETTINGS,
+      checks: [cardBalanceMismatch],
+    });
+    expect(findings.filter((f) => f.cardId === 'card-b')).toEqual([]);
   });
 
   it('finds the same mismatches, with the same amounts, as the CARD_BALANCE_MISMATCH check', () => {

@@ -330,7 +330,7 @@ describe('openMirror', () => {
       { version: 3, name: 'findings' },
       { version: 4, name: 'analyst_views' },
       { version: 5, name: 'status_counts' },
-      { version: 6, name: 'fee_pending_orders' },
+      { version: 6, name: 'balance_view_orders' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -98,6 +98,35 @@ describe('CARD_BALANCE_MISMATCH', () => {
     ).toEqual([['match', 2, '147.25']]);
   });
 
+  it('leaves out a card with a DEPOSIT or WITHDRAW journaled without orderNo: its ledger is unknown', () => {
+    const l = ledger();
+    for (const kind of ['DEPOSIT', 'WITHDRAW'] as const) {
+      const card = l.issue(l.offering(), { amount: '100.00' });
+      // The upstream carried the order out, but the journal cannot link it to its FEE record.
+      card.money(kind, '50.00', shift(HISTORY_AT, DAY), { orderNo: null });
+      card.write();
+    }
+    const rejected = l.issue(l.offering(), { amount: '100.00' });
+    l.order({
+      kind: 'DEPOSIT',
+      cardId: rejected.cardId,
+      amount: '5.00',
+      submittedAt: shift(HISTORY_AT, DAY),
+      orderNo: null,
+      state: 'REJECTED',
+    });
+    rejected.write({ balance: '98.50' });
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([`${CODE} cardId=${rejected.cardId}`]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      {
+        unit: 'cards',
+        reason: 'a DEPOSIT or WITHDRAW of the card has no orderNo: its outcome cannot be linked',
+        count: 2,
+      },
+    ]);
+  });
+
   it('expects 0 of a CANCELLED card, whatever its history', () => {
     const l = ledger();
     const clean = l.issue(l.offering());

@@ -13,12 +13,19 @@ const CODE = 'CARD_BALANCE_MISMATCH';
  * journal orders (amounts from the journal), and the effect of its transactions, each counted
  * only when the balance read could reflect it (see {@link visibleAtReadSql}). A card whose every
  * transaction could be reflected (`visible_at`, the usual case) takes its sums from the working
- * table `cardTransactions`; only the others are read again, transaction by transaction.
+ * table `cardTransactions`; only the others are read again, transaction by transaction. A card
+ * with a journal DEPOSIT or WITHDRAW that has no `orderNo` (`unknown_orders`) is left out: the
+ * ledger holds for a card whose orders are all known (reference-model section 4).
  */
 const CANDIDATES = `${JOURNAL_CTE},
 issued AS MATERIALIZED (
   SELECT DISTINCT fee_card_id AS card_id FROM journal
   WHERE kind = 'ISSUE' AND unlinkable IS NULL AND fee_card_id IS NOT NULL
+),
+unknown_orders AS MATERIALIZED (
+  SELECT DISTINCT card_id FROM journal
+  WHERE kind IN ('DEPOSIT', 'WITHDRAW') AND card_id IS NOT NULL AND unlinkable IS NOT NULL
+    AND state <> 'REJECTED'
 ),
 order_sums AS MATERIALIZED (
   SELECT j.fee_card_id AS card_id, count(*) AS orders,
@@ -66,6 +73,8 @@ candidates AS (
            WHEN @through IS NOT NULL AND c.observed_at > @through
              THEN 'balance read after the last fully synced transaction (incomplete sync)'
            WHEN c.status = 'CANCELLED' THEN NULL
+           WHEN c.card_id IN (SELECT card_id FROM unknown_orders)
+             THEN 'a DEPOSIT or WITHDRAW of the card has no orderNo: its outcome cannot be linked'
            WHEN coalesce(o.unusable, 0) > 0
              THEN 'a completed order''s journal amount is missing or too precise'
            WHEN coalesce(s.unusable, 0) > 0
