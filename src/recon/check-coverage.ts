@@ -1,4 +1,6 @@
 import type { CheckCode } from './check-code.js';
+import type { Finding } from './finding.js';
+import type { IdKey } from './finding-identity.js';
 
 /** What a check counts: cards, orders, transactions, or intervals between balance snapshots. */
 export type CoverageUnit = 'cards' | 'orders' | 'transactions' | 'intervals';
@@ -21,10 +23,23 @@ export interface CheckCoverage {
   readonly skipped: readonly CoverageSkip[];
 }
 
+/**
+ * What a check could not decide: the ids of the records it skipped (an open finding naming one
+ * of them in that column stays open), or `all` when it examined nothing.
+ */
+export type Undecided =
+  | { readonly all: true }
+  | { readonly all?: false; readonly ids: ReadonlyMap<IdKey, ReadonlySet<string>> };
+
+/** The separator of the ids a grouped count lists (`reasonCounts`' `subject`). */
+export const ID_SEPARATOR = '\u001f';
+
 /** Accumulates a check's coverage as it reads. */
 export class CoverageTally {
   readonly #examined: Partial<Record<CoverageUnit, number>> = {};
   readonly #skipped = new Map<string, CoverageSkip>();
+  readonly #undecided = new Map<IdKey, Set<string>>();
+  #all = false;
 
   /** Count `count` records of `unit` as examined (0 still shows the unit in the report). */
   examine(unit: CoverageUnit, count = 1): this {
@@ -42,15 +57,43 @@ export class CoverageTally {
   }
 
   /**
-   * Add rows of `{ reason, n }` from a SQL `GROUP BY reason`: a null reason is examined.
+   * Add rows of `{ reason, n }` from a SQL `GROUP BY reason`: a null reason is examined. Rows
+   * that list the skipped records' ids (`ids`, joined by {@link ID_SEPARATOR}) leave them open
+   * under `key`.
    */
-  addGrouped(unit: CoverageUnit, rows: readonly { reason: string | null; n: number }[]): this {
+  addGrouped(
+    unit: CoverageUnit,
+    rows: readonly { reason: string | null; n: number; ids?: string | null }[],
+    key?: IdKey,
+  ): this {
     this.examine(unit, 0);
     for (const row of rows) {
       if (row.reason === null) this.examine(unit, row.n);
       else this.skip(unit, row.reason, row.n);
+      if (row.reason !== null && key !== undefined && row.ids)
+        this.leaveOpen(key, row.ids.split(ID_SEPARATOR));
     }
     return this;
+  }
+
+  /** Findings whose `key` is one of `ids` cannot resolve this run: those records were skipped. */
+  leaveOpen(key: IdKey, ids: Iterable<string>): this {
+    let set = this.#undecided.get(key);
+    if (!set) this.#undecided.set(key, (set = new Set()));
+    for (const id of ids) set.add(id);
+    return this;
+  }
+
+  /** No finding of the check can resolve this run: it could examine nothing. */
+  leaveAllOpen(): this {
+    this.#all = true;
+    return this;
+  }
+
+  /** The check's outcome: `findings`, its coverage, and what it left undecided. */
+  outcome(check: CheckCode, merchantId: string, findings: readonly Finding[]) {
+    const undecided: Undecided = this.#all ? { all: true } : { ids: this.#undecided };
+    return { findings, coverage: this.result(check, merchantId), undecided };
   }
 
   /** The coverage of `check` for `merchantId`. */

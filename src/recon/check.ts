@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import type { CheckCode, Severity } from './check-code.js';
-import type { CheckCoverage } from './check-coverage.js';
+import type { CheckCoverage, Undecided } from './check-coverage.js';
 import type { Finding } from './finding.js';
 import type { ReconSettings } from './recon-settings.js';
 import type { SyncedRange } from './synced-range.js';
@@ -18,6 +18,11 @@ export interface CheckContext {
 export interface CheckOutcome {
   readonly findings: readonly Finding[];
   readonly coverage: CheckCoverage;
+  /**
+   * The records it skipped, by id: an open finding about one of them is not known to be over,
+   * so it stays open rather than resolved. None when absent.
+   */
+  readonly undecided?: Undecided;
 }
 
 /** One discrepancy check of reference-model.md section 6. */

@@ -12,7 +12,7 @@ export interface FindingIds {
   readonly snapshotAt: string | null;
 }
 
-type IdKey = keyof FindingIds;
+export type IdKey = keyof FindingIds;
 
 /**
  * What identifies a finding of each code ("identified by" in docs/findings.md). CURRENCY_MISMATCH

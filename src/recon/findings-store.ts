@@ -1,6 +1,8 @@
 import type { FindingEventsTable, FindingsTable } from '../mirror/mirror-schema.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import type { Undecided } from './check-coverage.js';
 import type { Finding } from './finding.js';
+import type { IdKey } from './finding-identity.js';
 import { FindingsError } from './findings-error.js';
 import type { CheckResults } from './run-checks.js';
 import { type StoredFinding, storedFinding } from './stored-finding.js';
@@ -22,8 +24,10 @@ type EventName = FindingEventsTable['event'];
 /**
  * Record the results of one reconciliation, atomically: each finding is `new` the first time
  * it is seen (or seen again after it was resolved), `persisting` after that; an open finding of
- * a check and merchant that ran and no longer reports it becomes `resolved`. A finding whose
- * check or merchant did not run (disabled, or not in scope) is left as it was. An
+ * a check and merchant that ran and no longer reports it becomes `resolved`, unless the check
+ * skipped its record this run (`results.undecided`): then it stays open, `persisting`, and is
+ * reported with the values last seen. A finding whose check or merchant did not run (disabled,
+ * or not in scope) is left as it was. An
  * acknowledgement lapses, and the finding is back in the main report, once its expiry has
  * passed or its expected or actual value differs from the acknowledged one.
  * @example
@@ -65,6 +69,9 @@ export function recordReconciliation(
   const unacknowledge = db.prepare(
     `UPDATE findings SET ack_reason = NULL, ack_until = NULL, ack_at = NULL, ack_expected = NULL,
        ack_actual = NULL WHERE fingerprint = ?`,
+  );
+  const keepOpen = db.prepare(
+    "UPDATE findings SET state = 'persisting' WHERE fingerprint = ? AND state = 'new'",
   );
   const resolve = db.prepare(
     `UPDATE findings SET state = 'resolved', resolved_at = ?, resolved_run_id = ?,
@@ -111,20 +118,34 @@ export function recordReconciliation(
       }
 
       const ran = new Set(results.coverage.map((c) => `${c.check}\u0000${c.merchantId}`));
+      const undecided = new Map(
+        results.undecided.map((u) => [`${u.check}\u0000${u.merchantId}`, u.undecided]),
+      );
       const open = db
         .prepare("SELECT * FROM findings WHERE state <> 'resolved'")
         .all() as FindingsTable[];
       const resolvedNow: string[] = [];
+      const keptOpen: string[] = [];
       for (const row of open) {
-        if (seen.has(row.fingerprint) || !ran.has(`${row.check_code}\u0000${row.merchant_id}`))
+        const scope = `${row.check_code}\u0000${row.merchant_id}`;
+        if (seen.has(row.fingerprint) || !ran.has(scope)) continue;
+        if (names(undecided.get(scope), row)) {
+          // Its record was skipped this run: the finding still holds as far as anyone knows.
+          keepOpen.run(row.fingerprint);
+          if (row.ack_until !== null && Date.parse(row.ack_until) <= Date.parse(at)) {
+            unacknowledge.run(row.fingerprint);
+            note(row.fingerprint, 'ack_expired', `acknowledged until ${row.ack_until}`);
+          }
+          keptOpen.push(row.fingerprint);
           continue;
+        }
         resolve.run(at, runId, row.fingerprint);
         note(row.fingerprint, 'resolved');
         resolvedNow.push(row.fingerprint);
       }
 
       const read = (fingerprint: string) => storedFinding(get.get(fingerprint) as FindingsTable);
-      const holding = [...seen].map(read);
+      const holding = [...seen, ...keptOpen].map(read);
       const current = holding.filter((f) => f.acknowledgement === null);
       const acknowledged = holding.filter((f) => f.acknowledgement !== null);
       const resolved = resolvedNow.map(read);
@@ -141,6 +162,27 @@ export function recordReconciliation(
       return { runId, at, current, acknowledged, resolved };
     })
     .immediate();
+}
+
+/** The findings table's column for each id a check may leave undecided. */
+const ID_COLUMNS = {
+  cardId: 'card_id',
+  transactionId: 'transaction_id',
+  orderNo: 'order_no',
+  merchantOrderNo: 'merchant_order_no',
+  tradeNo: 'trade_no',
+  snapshotAt: 'snapshot_at',
+} as const satisfies Record<IdKey, keyof FindingsTable>;
+
+/** Whether `row` is about a record its check left `undecided`. */
+function names(undecided: Undecided | undefined, row: FindingsTable): boolean {
+  if (!undecided) return false;
+  if (undecided.all) return true;
+  for (const [key, ids] of undecided.ids) {
+    const id = row[ID_COLUMNS[key]];
+    if (id !== null && ids.has(id)) return true;
+  }
+  return false;
 }
 
 /** Why an acknowledgement no longer holds for `finding` at `at`, if it does not. */

@@ -2,7 +2,7 @@ import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import { ALL_CHECKS } from './all-checks.js';
 import type { Check } from './check.js';
 import { CHECK_CODES, type CheckCode } from './check-code.js';
-import type { CheckCoverage } from './check-coverage.js';
+import type { CheckCoverage, Undecided } from './check-coverage.js';
 import type { Finding } from './finding.js';
 import { DEFAULT_RECON_SETTINGS, type ReconSettings } from './recon-settings.js';
 import { readSyncedRange, type SyncedRange } from './synced-range.js';
@@ -28,6 +28,15 @@ export interface CheckResults {
   readonly coverage: readonly CheckCoverage[];
   /** The synced range (cutoff) each merchant was checked against. */
   readonly merchants: readonly SyncedRange[];
+  /** Per check and merchant that ran, the records it skipped: their open findings stay open. */
+  readonly undecided: readonly UndecidedOf[];
+}
+
+/** What one check left undecided for one merchant. */
+export interface UndecidedOf {
+  readonly check: CheckCode;
+  readonly merchantId: string;
+  readonly undecided: Undecided;
 }
 
 /**
@@ -47,6 +56,7 @@ export function runChecks(db: SqliteDatabase, options: RunChecksOptions = {}): C
     const findings: Finding[] = [];
     const coverage: CheckCoverage[] = [];
     const merchants: SyncedRange[] = [];
+    const undecided: UndecidedOf[] = [];
     for (const merchantId of merchantIds) {
       const range = readSyncedRange(db, merchantId, options.cutoffByMerchant?.[merchantId]);
       merchants.push(range);
@@ -56,12 +66,14 @@ export function runChecks(db: SqliteDatabase, options: RunChecksOptions = {}): C
           const outcome = check.run({ db, merchantId, range, settings });
           findings.push(...outcome.findings);
           coverage.push(outcome.coverage);
+          if (outcome.undecided)
+            undecided.push({ check: check.code, merchantId, undecided: outcome.undecided });
         }
       } finally {
         dropTables();
       }
     }
-    return { findings: findings.sort(byReportOrder), coverage, merchants };
+    return { findings: findings.sort(byReportOrder), coverage, merchants, undecided };
   });
   return read.deferred();
 }

@@ -6,6 +6,9 @@ import { useTempMirrors } from '../mirror/mirror-fixtures.js';
 import { runOn } from './support/run-one.js';
 import {
   DAY,
+  HISTORY_AT,
+  HOUR,
+  MINUTE,
   openLedger,
   READ_AT,
   shift,
@@ -97,6 +100,48 @@ describe('findings over time', () => {
       .pluck()
       .all(balance?.fingerprint);
     expect(events).toEqual(['opened', 'resolved', 'reopened']);
+  });
+
+  it('keeps a finding open, reported as it was, while its check skips its record', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    card.write({ balance: '99.00' });
+    const at = (days: number) => shift(READ_AT, days * DAY + HOUR);
+    const night = (runId: string, days: number) =>
+      recordReconciliation(l.db, {
+        runId,
+        at: at(days),
+        results: runOn(l, ['CARD_BALANCE_MISMATCH']),
+      });
+    l.synced(HISTORY_AT, shift(READ_AT, -MINUTE), shift(READ_AT, MINUTE));
+    const first = night('r1', 0);
+    const [finding] = first.current;
+    expect(finding).toMatchObject({ state: 'new', cardId: card.cardId });
+    ackFinding(l.db, finding?.fingerprint as string, {
+      reason: 'ticket 7',
+      until: at(10),
+      now: at(0),
+    });
+    // The next night reads the same wrong balance, but its transaction sync stops part-way: the
+    // balance was read after the last fully synced transaction, so the card is skipped.
+    card.write({ balance: '99.00' }, shift(READ_AT, DAY));
+    const stopped = night('r2', 1);
+    expect(stopped.resolved).toEqual([]);
+    expect(stopped.acknowledged).toMatchObject([
+      { fingerprint: finding?.fingerprint, state: 'persisting', firstSeenRunId: 'r1' },
+    ]);
+    // The night after completes: the same finding, still acknowledged, with its history intact.
+    l.synced(shift(READ_AT, MINUTE), shift(READ_AT, 2 * DAY));
+    card.write({ balance: '99.00' }, shift(READ_AT, 2 * DAY - MINUTE));
+    const complete = night('r3', 2);
+    expect(complete.acknowledged).toMatchObject([
+      { fingerprint: finding?.fingerprint, state: 'persisting', firstSeenRunId: 'r1' },
+    ]);
+    const events = l.db
+      .prepare('SELECT event FROM finding_events WHERE fingerprint = ? ORDER BY rowid')
+      .pluck()
+      .all(finding?.fingerprint);
+    expect(events).toEqual(['opened', 'acknowledged']);
   });
 
   it('resolves nothing of a check or merchant that did not run', () => {

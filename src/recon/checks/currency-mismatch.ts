@@ -91,8 +91,12 @@ export const currencyMismatch: Check = {
         }),
       );
     const tally = new CoverageTally();
-    tally.addGrouped('transactions', reasonCounts(db, TRANSACTIONS, params, 'transactions'));
-    tally.addGrouped('cards', reasonCounts(db, CARDS, params));
-    return { findings, coverage: tally.result(CODE, merchantId) };
+    const groups = reasonCounts(db, TRANSACTIONS, params, {
+      weight: 'transactions',
+      subject: 'card_id',
+    });
+    tally.addGrouped('transactions', groups, 'cardId');
+    tally.addGrouped('cards', reasonCounts(db, CARDS, params, { subject: 'card_id' }), 'cardId');
+    return tally.outcome(CODE, merchantId, findings);
   },
 };

@@ -69,12 +69,14 @@ export const depositFeeMismatch: Check = {
       .iterate({ merchantId }) as IterableIterator<Candidate>;
     for (const row of rows) {
       if (row.reason !== null) {
-        tally.skip('orders', row.reason);
+        tally.skip('orders', row.reason).leaveOpen('orderNo', row.orderNo ? [row.orderNo] : []);
         continue;
       }
       const due = dueFee(row, settings.depositFeeRounding);
       if (due === undefined) {
-        tally.skip('orders', 'offering deposit fee percent unreadable');
+        tally
+          .skip('orders', 'offering deposit fee percent unreadable')
+          .leaveOpen('orderNo', row.orderNo ? [row.orderNo] : []);
         continue;
       }
       tally.examine('orders');
@@ -94,7 +96,7 @@ export const depositFeeMismatch: Check = {
         }),
       );
     }
-    return { findings, coverage: tally.result(CODE, merchantId) };
+    return tally.outcome(CODE, merchantId, findings);
   },
 };
 

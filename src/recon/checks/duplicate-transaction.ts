@@ -58,9 +58,9 @@ export const duplicateTransaction: Check = {
         detail: `${t.type} of ${t.amount} ${t.currency} on trade ${t.tradeNo} repeats ${t.firstId}`,
       }),
     );
-    const coverage = new CoverageTally()
-      .addGrouped('transactions', reasonCounts(db, CANDIDATES, params))
-      .result(CODE, merchantId);
-    return { findings, coverage };
+    const counts = reasonCounts(db, CANDIDATES, params, { subject: 'transaction_id' });
+    return new CoverageTally()
+      .addGrouped('transactions', counts, 'transactionId')
+      .outcome(CODE, merchantId, findings);
   },
 };

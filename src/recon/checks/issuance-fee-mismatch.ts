@@ -67,9 +67,9 @@ export const issuanceFeeMismatch: Check = {
         detail: `issuance fee ${moneyText(o.charged, o.currency)} charged, offering ${o.offeringId} says ${moneyText(o.due, o.currency)}`,
       }),
     );
-    const coverage = new CoverageTally()
-      .addGrouped('orders', reasonCounts(db, CANDIDATES, params))
-      .result(CODE, merchantId);
-    return { findings, coverage };
+    const counts = reasonCounts(db, CANDIDATES, params, { subject: 'order_no' });
+    return new CoverageTally()
+      .addGrouped('orders', counts, 'orderNo')
+      .outcome(CODE, merchantId, findings);
   },
 };

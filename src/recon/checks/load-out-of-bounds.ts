@@ -74,9 +74,9 @@ export const loadOutOfBounds: Check = {
         detail: `ISSUE of ${o.amount} ${o.currency} outside offering ${o.offeringId}'s [${o.minLoad}, ${o.maxLoad}]`,
       });
     });
-    const coverage = new CoverageTally()
-      .addGrouped('orders', reasonCounts(db, CANDIDATES, params))
-      .result(CODE, merchantId);
-    return { findings, coverage };
+    const counts = reasonCounts(db, CANDIDATES, params, { subject: 'order_no' });
+    return new CoverageTally()
+      .addGrouped('orders', counts, 'orderNo')
+      .outcome(CODE, merchantId, findings);
   },
 };

@@ -74,24 +74,27 @@ export const merchantBalanceMismatch: Check = {
       const before = snapshots[i - 1] as Snapshot;
       const after = snapshots[i] as Snapshot;
       const q = settings.quietMs;
+      // A finding on this interval cannot resolve while it is skipped.
+      const skip = (reason: string) =>
+        tally.skip('intervals', reason).leaveOpen('snapshotAt', [after.observedAt]);
       if (before.balanceMinor === null || after.balanceMinor === null) {
-        tally.skip('intervals', 'a snapshot balance too precise for its currency');
+        skip('a snapshot balance too precise for its currency');
         continue;
       }
       if (before.currency !== after.currency) {
-        tally.skip('intervals', 'the merchant currency changed between the snapshots');
+        skip('the merchant currency changed between the snapshots');
         continue;
       }
       if (
         anyBetween(quiet, before.at - q, before.at + q) ||
         anyBetween(quiet, after.at - q, after.at + q)
       ) {
-        tally.skip('intervals', `a journal order within ${q / 1000} s of a snapshot`);
+        skip(`a journal order within ${q / 1000} s of a snapshot`);
         continue;
       }
       // Flows between the snapshots: before.at < at <= after.at (whole milliseconds).
       if (anyBetween(uncertain, before.at + 1, after.at)) {
-        tally.skip('intervals', 'an order between the snapshots with no orderNo or no amount');
+        skip('an order between the snapshots with no orderNo or no amount');
         continue;
       }
       const inside = flows.slice(
@@ -100,7 +103,7 @@ export const merchantBalanceMismatch: Check = {
       );
       const amounts = inside.map((f) => f.amount());
       if (amounts.some((a) => a === null)) {
-        tally.skip('intervals', "a cancelled card's balance before its CANCEL is unknown");
+        skip("a cancelled card's balance before its CANCEL is unknown");
         continue;
       }
       tally.examine('intervals').examine('orders', new Set(inside.map((f) => f.order)).size);
@@ -121,7 +124,7 @@ export const merchantBalanceMismatch: Check = {
         }),
       );
     }
-    return { findings, coverage: tally.result(CODE, merchantId) };
+    return tally.outcome(CODE, merchantId, findings);
   },
 };
 

@@ -33,9 +33,9 @@ export const negativeBalance: Check = {
         detail: `${c.status} card with balance ${c.balance} ${c.currency}`,
       }),
     );
-    const coverage = new CoverageTally()
-      .addGrouped('cards', reasonCounts(db, CANDIDATES, params))
-      .result(CODE, merchantId);
-    return { findings, coverage };
+    const counts = reasonCounts(db, CANDIDATES, params, { subject: 'card_id' });
+    return new CoverageTally()
+      .addGrouped('cards', counts, 'cardId')
+      .outcome(CODE, merchantId, findings);
   },
 };

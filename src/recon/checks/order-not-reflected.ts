@@ -100,9 +100,9 @@ export const orderNotReflected: Check = {
             : `${o.kind} submitted ${o.submittedAt}: card ${o.cardStatus}, not ${o.expectedStatus}, at the cutoff ${range.cutoff}`,
       }),
     );
-    const coverage = new CoverageTally()
-      .addGrouped('orders', reasonCounts(db, CANDIDATES, params))
-      .result(CODE, merchantId);
-    return { findings, coverage };
+    const counts = reasonCounts(db, CANDIDATES, params, { subject: 'order_no' });
+    return new CoverageTally()
+      .addGrouped('orders', counts, 'orderNo')
+      .outcome(CODE, merchantId, findings);
   },
 };

@@ -59,9 +59,12 @@ export const orphanTransaction: Check = {
         detail: `card ${t.cardId} is not one of the merchant's cards: /cards/info answered 404`,
       }),
     );
-    const coverage = new CoverageTally()
-      .addGrouped('transactions', reasonCounts(db, CANDIDATES, params, 'transactions'))
-      .result(CODE, merchantId);
-    return { findings, coverage };
+    const groups = reasonCounts(db, CANDIDATES, params, {
+      weight: 'transactions',
+      subject: 'card_id',
+    });
+    return new CoverageTally()
+      .addGrouped('transactions', groups, 'cardId')
+      .outcome(CODE, merchantId, findings);
   },
 };

@@ -53,14 +53,17 @@ export const overRefund: Check = {
       });
     const returns = (rows: readonly { returns: bigint }[]) =>
       Number(rows.reduce((sum, t) => sum + t.returns, 0n));
-    const coverage = new CoverageTally()
+    return new CoverageTally()
       .examine('transactions', returns(usable))
       .skip(
         'transactions',
         'a purchase, refund or reversal of the trade is too precise for its currency (PRECISION_VIOLATION)',
         returns(trades) - returns(usable),
       )
-      .result(CODE, merchantId);
-    return { findings, coverage };
+      .leaveOpen(
+        'cardId',
+        trades.filter((t) => t.unusable !== 0n).map((t) => t.cardId),
+      )
+      .outcome(CODE, merchantId, findings);
   },
 };

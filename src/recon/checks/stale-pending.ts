@@ -22,8 +22,9 @@ export const stalePending: Check = {
     if (range.cutoff === null) {
       tally
         .examine('transactions', 0)
-        .skip('transactions', 'no synced range: cutoff unknown', pending);
-      return { findings: [], coverage: tally.result(CODE, merchantId) };
+        .skip('transactions', 'no synced range: cutoff unknown', pending)
+        .leaveAllOpen();
+      return tally.outcome(CODE, merchantId, []);
     }
     tally.examine('transactions', pending);
     // cutoff - createdAt > staleAfter, with instants compared as ISO text.

@@ -44,9 +44,9 @@ export const unjournaledCard: Check = {
         detail: `${c.status} card created ${c.createdAt} has no linked ISSUE order in the journal`,
       }),
     );
-    const coverage = new CoverageTally()
-      .addGrouped('cards', reasonCounts(db, CANDIDATES, params))
-      .result(CODE, merchantId);
-    return { findings, coverage };
+    const counts = reasonCounts(db, CANDIDATES, params, { subject: 'card_id' });
+    return new CoverageTally()
+      .addGrouped('cards', counts, 'cardId')
+      .outcome(CODE, merchantId, findings);
   },
 };

@@ -55,9 +55,9 @@ export const withdrawalFeeMismatch: Check = {
         detail: `withdrawal of ${o.amount} ${o.currency} charged a fee of ${moneyText(o.charged, o.currency)}; 0 is due`,
       }),
     );
-    const coverage = new CoverageTally()
-      .addGrouped('orders', reasonCounts(db, CANDIDATES, params))
-      .result(CODE, merchantId);
-    return { findings, coverage };
+    const counts = reasonCounts(db, CANDIDATES, params, { subject: 'order_no' });
+    return new CoverageTally()
+      .addGrouped('orders', counts, 'orderNo')
+      .outcome(CODE, merchantId, findings);
   },
 };
