@@ -191,7 +191,9 @@ function knownMerchantId(context: MerchantSyncContext): string | undefined {
 
 /**
  * `--since`, else the earliest of the merchant's cards (in the mirror and in `seen`, cards read
- * but perhaps not landed yet) and done ranges, else the lookback.
+ * but perhaps not landed yet) and done ranges, else the lookback; never after the cutoff (a
+ * merchant whose first card is younger than the safety lag, or a `--since` ahead of it: its
+ * history is then the cutoff's millisecond, and the tail window reads what follows).
  */
 function historyStart(
   context: MerchantSyncContext,
@@ -199,7 +201,7 @@ function historyStart(
   cutoff: number,
   seen: readonly Card[] = [],
 ): number {
-  if (context.settings.since !== undefined) return context.settings.since;
+  if (context.settings.since !== undefined) return Math.min(context.settings.since, cutoff);
   const row = context.writers.db
     .prepare(
       `SELECT min(at) AS at FROM (
@@ -211,5 +213,7 @@ function historyStart(
     .filter((at): at is string => at !== null)
     .map((at) => Date.parse(at))
     .filter((at) => !Number.isNaN(at));
-  return known.length > 0 ? Math.min(...known) : cutoff - context.settings.lookbackMs;
+  return known.length > 0
+    ? Math.min(...known, cutoff)
+    : cutoff - context.settings.lookbackMs;
 }

@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MerchantSession } from '../support/merchant-session.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+
+describe('a first sync whose history starts after the cutoff', () => {
+  let w: SyncWorld;
+  let m: MerchantSession;
+  beforeAll(async () => {
+    w = await startSyncWorld({ merchants: 1, seed: 'new-merchant' });
+    m = new MerchantSession(w.t, 0);
+  });
+  afterAll(async () => w.close());
+
+  it('completes when the only card is younger than the safety lag', async () => {
+    const { cardId } = await m.activeCard();
+    const result = await w.sync();
+    expect(result.merchants[0]?.error).toBeNull();
+    expect(result.outcome).toBe('done');
+    const mirror = w.openMirror();
+    try {
+      const cards = mirror.db.prepare('SELECT card_id FROM cards').pluck().all();
+      expect(cards).toEqual([cardId]);
+      // The card's FEE record is after the cutoff: the tail window read it.
+      const fees = mirror.db.prepare('SELECT count(*) FROM transactions').pluck().get();
+      expect(fees).toBe(1);
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('completes with --since after the cutoff', async () => {
+    const result = await w.sync({ settings: { since: Date.now() + 86_400_000 } });
+    expect(result.merchants[0]?.error).toBeNull();
+    expect(result.outcome).toBe('done');
+  });
+});
