@@ -78,8 +78,8 @@ export class CoverageTally {
 
   /** Findings whose `key` is one of `ids` cannot resolve this run: those records were skipped. */
   leaveOpen(key: IdKey, ids: Iterable<string>): this {
-    let set = this.#undecided.get(key);
-    if (!set) this.#undecided.set(key, (set = new Set()));
+    const set = this.#undecided.get(key) ?? new Set<string>();
+    this.#undecided.set(key, set);
     for (const id of ids) set.add(id);
     return this;
   }
