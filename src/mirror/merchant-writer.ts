@@ -31,6 +31,35 @@ export class MerchantWriter {
       .run(merchant.merchantId, merchant.source, merchant.baseUrl, currency ?? null, at, at);
   }
 
+  /**
+   * Move every row kept under `provisional` (the id a source's merchant is recorded under until
+   * its first card shows its real id) to `merchantId`, in every table with a `merchant_id`
+   * column. A row the real id already holds (the same synced range) wins; the provisional
+   * merchant row goes.
+   * @returns whether there was anything to move.
+   */
+  adoptMerchant(provisional: string, merchantId: string): boolean {
+    const known = this.#db
+      .prepare('SELECT 1 FROM merchants WHERE merchant_id = ?')
+      .get(provisional);
+    if (!known) return false;
+    const tables = this.#db
+      .prepare(
+        `SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c
+         WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND c.name = 'merchant_id'
+         ORDER BY m.name`,
+      )
+      .pluck()
+      .all() as string[];
+    for (const table of tables) {
+      this.#db
+        .prepare(`UPDATE OR IGNORE "${table}" SET merchant_id = ? WHERE merchant_id = ?`)
+        .run(merchantId, provisional);
+      this.#db.prepare(`DELETE FROM "${table}" WHERE merchant_id = ?`).run(provisional);
+    }
+    return true;
+  }
+
   /** Add one balance snapshot. */
   addBalance(balance: MerchantBalance, context: WriteContext): void {
     this.#db

@@ -63,12 +63,16 @@ export async function syncMerchant(
     const now = context.api.upstreamNow() ?? context.clock();
     const cutoff = now - context.settings.safetyLagMs;
     options.onCutoff?.(cutoff);
+    // Until a first card shows the merchant's id, its rows are kept under a provisional one,
+    // moved to the real id by the first run that learns it.
+    const provisional = `source:${context.source}`;
     const merchantId =
       options.merchantId ??
       firstPage.records[0]?.merchantId ??
       knownMerchantId(context) ??
-      `source:${context.source}`;
+      provisional;
     result.merchantId = merchantId;
+    if (merchantId !== provisional) adoptProvisional(context, provisional, merchantId);
 
     const offerings = step('offerings', syncOfferings(work, merchantId));
     const balance = step('balance', syncBalance(work, merchantId));
@@ -180,13 +184,26 @@ function outcomeOf(error: unknown, signal: AbortSignal): SyncOutcome {
   return 'done';
 }
 
+/** The real merchant id a source's earlier runs learnt, if any. */
 function knownMerchantId(context: MerchantSyncContext): string | undefined {
   const row = context.writers.db
     .prepare(
-      'SELECT merchant_id AS merchantId FROM merchants WHERE source = ? ORDER BY updated_at DESC',
+      `SELECT merchant_id AS merchantId FROM merchants
+       WHERE source = ? AND merchant_id <> ? ORDER BY updated_at DESC`,
     )
-    .get(context.source) as { merchantId: string } | undefined;
+    .get(context.source, `source:${context.source}`) as { merchantId: string } | undefined;
   return row?.merchantId;
+}
+
+function adoptProvisional(context: MerchantSyncContext, provisional: string, merchantId: string) {
+  const moved = context.writers.atomically(() =>
+    context.writers.merchants.adoptMerchant(provisional, merchantId),
+  );
+  if (moved)
+    context.logger.info(
+      { provisional, merchantId },
+      'merchant id learnt: rows kept under the provisional id moved to it',
+    );
 }
 
 /**
@@ -213,7 +230,5 @@ function historyStart(
     .filter((at): at is string => at !== null)
     .map((at) => Date.parse(at))
     .filter((at) => !Number.isNaN(at));
-  return known.length > 0
-    ? Math.min(...known, cutoff)
-    : cutoff - context.settings.lookbackMs;
+  return known.length > 0 ? Math.min(...known, cutoff) : cutoff - context.settings.lookbackMs;
 }

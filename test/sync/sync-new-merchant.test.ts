@@ -34,3 +34,35 @@ describe('a first sync whose history starts after the cutoff', () => {
     expect(result.outcome).toBe('done');
   });
 });
+
+describe('a merchant with no card yet', () => {
+  let w: SyncWorld;
+  let m: MerchantSession;
+  beforeAll(async () => {
+    w = await startSyncWorld({ merchants: 1, seed: 'no-cards' });
+    m = new MerchantSession(w.t, 0);
+  });
+  afterAll(async () => w.close());
+
+  it('is kept under a provisional id, moved to the real one once a card shows it', async () => {
+    const first = await w.sync();
+    expect(first.outcome).toBe('done');
+    expect(first.merchants[0]?.merchantId).toBe('source:m0');
+    await m.activeCard();
+    const second = await w.sync();
+    const real = w.t.sandbox.merchants[0]?.merchantId;
+    expect(second.merchants[0]?.merchantId).toBe(real);
+    const mirror = w.openMirror();
+    try {
+      const ids = (sql: string) => mirror.db.prepare(sql).pluck().all();
+      expect(ids('SELECT merchant_id FROM merchants')).toEqual([real]);
+      // Both nights' balance snapshots, one history.
+      expect(ids('SELECT DISTINCT merchant_id FROM merchant_balances')).toEqual([real]);
+      expect(ids('SELECT count(*) FROM merchant_balances')).toEqual([2]);
+      expect(ids('SELECT DISTINCT merchant_id FROM sync_progress')).toEqual([real]);
+      expect(ids('SELECT DISTINCT merchant_id FROM offerings')).toEqual([real]);
+    } finally {
+      await mirror.close();
+    }
+  });
+});
