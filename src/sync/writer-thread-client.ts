@@ -39,14 +39,21 @@ export class WriterThread {
   #nextId = 1;
   #failure: Error | null = null;
   #closed: Promise<void> | null = null;
+  /** Settles when the thread has ended, whether asked to or not (a crash, its memory limit). */
+  readonly #exit: Promise<void>;
+  #exited = false;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
     worker.on('message', (reply: CommitReply) => this.#settle(reply));
     worker.on('error', (error) => this.#fail(error));
-    worker.on('exit', (code) => {
-      if (this.#closed === null)
-        this.#fail(new WriterThreadError(`the mirror's writer thread exited (code ${code})`));
+    this.#exit = new Promise((resolve) => {
+      worker.once('exit', (code) => {
+        this.#exited = true;
+        if (this.#closed === null)
+          this.#fail(new WriterThreadError(`the mirror's writer thread exited (code ${code})`));
+        resolve();
+      });
     });
   }
 
@@ -102,9 +109,9 @@ export class WriterThread {
   /** Let the thread finish what it was sent, close its connection and end. */
   close(): Promise<void> {
     if (!this.#closed) {
-      const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
-      this.#worker.postMessage('close');
-      this.#closed = exited;
+      // A thread that already ended (it failed) has nothing to finish.
+      if (!this.#exited) this.#worker.postMessage('close');
+      this.#closed = this.#exit;
     }
     return this.#closed;
   }

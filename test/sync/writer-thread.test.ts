@@ -1,5 +1,6 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { WriterThread } from '../../src/sync/writer-thread-client.js';
@@ -70,4 +71,16 @@ describe('WriterThread', () => {
     await Promise.all(landed);
     expect(cardsInMainFile(mirror.file)).toBe(2);
   });
+
+  it('reports a thread that ended on its own, and close() still settles', async () => {
+    // Not a database: the thread fails as it opens it, as it would on a crash or its heap limit.
+    const file = join(temp.dir(), 'not-a-mirror.sqlite');
+    writeFileSync(file, 'this is not a SQLite file, and it is long enough to have a header page');
+    const thread = WriterThread.start(file);
+    await expect(thread.checkpoint()).rejects.toThrow();
+    await expect(thread.commitCards('run-1', [])).rejects.toThrow();
+    // Long after the thread has ended: a close() that waited for its exit again would hang.
+    await sleep(500);
+    await thread.close();
+  }, 10_000);
 });
