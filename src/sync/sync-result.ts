@@ -53,7 +53,12 @@ export interface MerchantSyncResult {
   merchantId: string | null;
   outcome: SyncOutcome;
   offerings: ResourceCounts;
-  balance: { outcome: StepOutcome; balance: string | null; currency: string | null };
+  /** `quarantined`: the balance read was malformed, so no snapshot was taken. */
+  balance: {
+    outcome: StepOutcome | 'quarantined';
+    balance: string | null;
+    currency: string | null;
+  };
   cards: ResourceCounts;
   transactions: TransactionCounts;
   unsettled: UnsettledCounts;

@@ -1,10 +1,16 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CardIssuingClient, MalformedRecordError } from '../../src/api/index.js';
+import {
+  type CardIssuingClient,
+  MalformedRecordError,
+  UpstreamError,
+} from '../../src/api/index.js';
 import type { Transaction } from '../../src/contract/index.js';
+import { orphanTransaction } from '../../src/recon/checks/orphan-transaction.js';
+import { runChecks } from '../../src/recon/run-checks.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { compareMirror } from '../support/mirror-comparison.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 /**
  * The real client, with chosen records altered after they arrive: some turned into what fails
@@ -113,6 +119,102 @@ describe('malformed records from the upstream', () => {
       for (const q of rows()) expect(q.resolved_at).not.toBeNull();
     } finally {
       db.close();
+    }
+  });
+});
+
+describe('a malformed single record from the upstream', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'sync-quarantine-single',
+      world: { cards: 30, transactions: 400, days: 20, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  const malformed = (operation: string, raw: unknown, reason: string) =>
+    new MalformedRecordError(raw, reason, { operation, attempts: 1 });
+
+  it('a merchant balance is quarantined and the rest of the run goes on', async () => {
+    const result = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        getMerchantBalance: async () => {
+          throw malformed('getMerchantBalance', { balance: 1000.5 }, '/balance must be string');
+        },
+      }),
+    });
+    expect(result.outcome).toBe('done');
+    expect(result.merchants[0]?.balance.outcome).toBe('quarantined');
+    expect(compareMirror(w.t.sandbox, w.mirrorFile).missingTransactions).toEqual([]);
+    const mirror = w.openMirror();
+    try {
+      const rows = mirror.db
+        .prepare("SELECT reason, raw_json FROM quarantine WHERE resource = 'merchant_balance'")
+        .raw()
+        .all();
+      expect(rows).toEqual([['/balance must be string', '{"balance":1000.5}']]);
+      expect(mirror.db.prepare('SELECT count(*) FROM merchant_balances').pluck().get()).toBe(0);
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('a card the list lacks is asked for by /cards/info; a 404 makes it gone, malformed is quarantined', async () => {
+    const store = w.t.sandbox.context.store.db;
+    const [gone, broken] = store
+      .prepare('SELECT card_id FROM transactions GROUP BY card_id ORDER BY card_id LIMIT 2')
+      .pluck()
+      .all() as string[];
+    const asked: string[] = [];
+    const result = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        // This run's list lacks both cards, which the first run's list showed.
+        async listCards(query, options) {
+          const page = await api.listCards(query, options);
+          const records = page.records.filter((c) => c.cardId !== gone && c.cardId !== broken);
+          const total = page.pagination.total - 2;
+          return { ...page, records, pagination: { ...page.pagination, total } };
+        },
+        async getCard(cardId, options) {
+          asked.push(cardId);
+          if (cardId === gone)
+            throw new UpstreamError('UPSTREAM_REJECTED', 'getCard: 404 CARD_NOT_FOUND', {
+              operation: 'getCard',
+              status: 404,
+              upstreamCode: 'CARD_NOT_FOUND',
+              attempts: 1,
+            });
+          const card = await api.getCard(cardId, options);
+          throw malformed('getCard', { ...card, balance: 12 }, '/balance must be string');
+        },
+      }),
+    });
+    expect(result.outcome).toBe('done');
+    expect(asked.sort()).toEqual([gone, broken].sort());
+    expect(result.merchants[0]?.missingCards).toMatchObject({ checked: 2, orphans: 1 });
+    const mirror = w.openMirror();
+    try {
+      const quarantined = mirror.db
+        .prepare("SELECT record_id FROM quarantine WHERE resource = 'cards'")
+        .pluck()
+        .all();
+      expect(quarantined).toEqual([broken]);
+      const orphans = runChecks(mirror.db, { checks: [orphanTransaction] }).findings;
+      expect(new Set(orphans.map((f) => f.cardId))).toEqual(new Set([gone]));
+    } finally {
+      await mirror.close();
+    }
+    // Listed again the next night: no longer gone.
+    expect((await w.sync()).outcome).toBe('done');
+    const again = w.openMirror();
+    try {
+      expect(runChecks(again.db, { checks: [orphanTransaction] }).findings).toEqual([]);
+    } finally {
+      await again.close();
     }
   });
 });

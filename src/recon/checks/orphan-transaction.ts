@@ -7,17 +7,24 @@ import { CARD_TRANSACTIONS_TABLE } from '../working-tables.js';
 const CODE = 'ORPHAN_TRANSACTION';
 
 /**
+ * A card is gone when `/cards/info` answered 404 for it: a card no list showed, or one an
+ * earlier list showed but a later run's list lacked (the answer is newer than the card's read).
+ */
+const GONE = "m.answer = 'not_found' AND (c.card_id IS NULL OR m.checked_at >= c.observed_at)";
+
+/**
  * The merchant's transactions by card and currency (the working table `cardTransactions`), each
  * group counting its `transactions`: the findings are the transactions of the orphan groups.
  */
 const CANDIDATES = `candidates AS (
   SELECT s.card_id, s.currency, s.transactions, m.answer,
          CASE
+           WHEN ${GONE} THEN NULL
            WHEN c.card_id IS NOT NULL THEN NULL
            WHEN m.answer IS NULL THEN 'card not listed and not yet asked for (/cards/info)'
            WHEN m.answer = 'found' THEN 'card found by /cards/info but not mirrored as the merchant''s'
          END AS reason,
-         c.card_id IS NULL AND m.answer = 'not_found' AS orphan
+         ${GONE} AS orphan
   FROM ${CARD_TRANSACTIONS_TABLE} s
   LEFT JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = @merchantId
   LEFT JOIN missing_cards m ON m.card_id = s.card_id AND m.merchant_id = @merchantId
