@@ -35,6 +35,24 @@ describe('ORDER_NOT_REFLECTED', () => {
     });
   });
 
+  it('leaves out an order whose FEE record is in quarantine', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const held = card.money('DEPOSIT', '10.00', shift(CUTOFF, -2 * HOUR), { outcome: 'none' });
+    l.quarantine({ transactionId: 'txn_bad', tradeNo: held.orderNo, type: 'FEE', amount: 0.1 });
+    card.write();
+    const results = runOn(l, [CODE], { cutoff: CUTOFF });
+    expect(results.findings).toEqual([]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      {
+        unit: 'orders',
+        reason:
+          'a transaction of it is in quarantine (malformed upstream record): the mirror lacks it',
+        count: 1,
+      },
+    ]);
+  });
+
   it('takes grace from the settings', () => {
     const l = openLedger(temp);
     const card = l.issue(l.offering(), { amount: '500.00' });

@@ -3,6 +3,7 @@ import { CoverageTally } from '../check-coverage.js';
 import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
+import { QUARANTINED_CTE, QUARANTINED_REASON } from '../quarantined-sql.js';
 import { transactionEffectSql, visibleAtReadSql } from '../transaction-effect-sql.js';
 import { CARD_TRANSACTIONS_TABLE } from '../working-tables.js';
 
@@ -22,6 +23,7 @@ issued AS MATERIALIZED (
   SELECT DISTINCT fee_card_id AS card_id FROM journal
   WHERE kind = 'ISSUE' AND unlinkable IS NULL AND fee_card_id IS NOT NULL
 ),
+${QUARANTINED_CTE},
 unknown_orders AS MATERIALIZED (
   SELECT DISTINCT card_id FROM journal
   WHERE kind IN ('DEPOSIT', 'WITHDRAW') AND card_id IS NOT NULL AND unlinkable IS NOT NULL
@@ -75,6 +77,8 @@ candidates AS (
            WHEN c.status = 'CANCELLED' THEN NULL
            WHEN c.card_id IN (SELECT card_id FROM unknown_orders)
              THEN 'a DEPOSIT or WITHDRAW of the card has no orderNo: its outcome cannot be linked'
+           WHEN c.card_id IN (SELECT card_id FROM quarantined_transactions)
+             THEN '${QUARANTINED_REASON}'
            WHEN coalesce(o.unusable, 0) > 0
              THEN 'a completed order''s journal amount is missing or too precise'
            WHEN coalesce(s.unusable, 0) > 0

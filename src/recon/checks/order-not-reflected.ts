@@ -2,6 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
+import { QUARANTINED_CTE, QUARANTINED_REASON } from '../quarantined-sql.js';
 import { reasonCounts } from '../reason-counts.js';
 
 const CODE = 'ORDER_NOT_REFLECTED';
@@ -11,6 +12,7 @@ const TIMING = `WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
       WHEN j.submitted_at >= @graceLine THEN 'within grace at the cutoff'`;
 
 const CANDIDATES = `${JOURNAL_CTE},
+${QUARANTINED_CTE},
 switches AS (
   SELECT j.*,
          CASE WHEN j.unlinkable IS NULL THEN row_number() OVER (
@@ -26,6 +28,8 @@ candidates AS (
            ${TIMING}
            WHEN @start IS NOT NULL AND j.submitted_at < @start
              THEN 'submitted before the synced range: its FEE record is not mirrored'
+           WHEN j.fee_id IS NULL AND j.order_no IN (SELECT trade_no FROM quarantined_transactions)
+             THEN '${QUARANTINED_REASON}'
          END AS reason,
          j.fee_id IS NULL AS unreflected
   FROM journal j WHERE j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW', 'CANCEL')

@@ -189,6 +189,14 @@ export class TestLedger {
     return card;
   }
 
+  /** A transaction the sync quarantined: `raw` as it arrived, never mirrored. */
+  quarantine(raw: Record<string, unknown>, reason = '/amount must be string'): void {
+    this.writers.quarantine.write(
+      [{ resource: 'transactions', recordId: String(raw.transactionId ?? ''), reason, raw }],
+      { merchantId: this.merchantId, runId: this.runId, observedAt: READ_AT },
+    );
+  }
+
   /** A merchant balance snapshot read at `at`. */
   snapshot(balance: string, at: string): void {
     this.writers.merchants.addBalance(
