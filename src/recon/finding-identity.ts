@@ -16,9 +16,12 @@ export type IdKey = keyof FindingIds;
 
 /**
  * What identifies a finding of each code ("identified by" in docs/findings.md). CURRENCY_MISMATCH
- * and PRECISION_VIOLATION name a transaction when they concern one, else the card.
+ * names a transaction when it concerns one, else the card; PRECISION_VIOLATION the first it has
+ * of a transaction, a card (its balance), a journal order, a merchant balance snapshot.
  */
-const IDENTITY: Readonly<Record<CheckCode, readonly IdKey[] | 'transaction-or-card'>> = {
+const IDENTITY: Readonly<
+  Record<CheckCode, readonly IdKey[] | 'transaction-or-card' | 'first-of-precision'>
+> = {
   CARD_BALANCE_MISMATCH: ['cardId'],
   ISSUANCE_FEE_MISMATCH: ['orderNo'],
   DEPOSIT_FEE_MISMATCH: ['orderNo'],
@@ -33,9 +36,17 @@ const IDENTITY: Readonly<Record<CheckCode, readonly IdKey[] | 'transaction-or-ca
   ORPHAN_TRANSACTION: ['transactionId'],
   MERCHANT_BALANCE_MISMATCH: ['snapshotAt'],
   STALE_PENDING: ['transactionId'],
-  PRECISION_VIOLATION: 'transaction-or-card',
+  PRECISION_VIOLATION: 'first-of-precision',
   UNJOURNALED_CARD: ['cardId'],
 };
+
+/** What a PRECISION_VIOLATION may be about, in the order its identity looks for them. */
+const PRECISION_SUBJECTS: readonly IdKey[] = [
+  'transactionId',
+  'cardId',
+  'merchantOrderNo',
+  'snapshotAt',
+];
 
 /**
  * The identity of a finding as text: its code, merchant and identifying ids, e.g.
@@ -47,7 +58,9 @@ export function identityOf(check: CheckCode, merchantId: string, ids: FindingIds
   const keys: readonly IdKey[] =
     rule === 'transaction-or-card'
       ? [ids.transactionId !== null ? 'transactionId' : 'cardId']
-      : rule;
+      : rule === 'first-of-precision'
+        ? [PRECISION_SUBJECTS.find((key) => ids[key] !== null) ?? 'transactionId']
+        : rule;
   const parts = keys.map((key) => {
     const id = ids[key];
     if (id === null) throw new Error(`${check} finding without its ${key}`);

@@ -300,10 +300,52 @@ describe('PRECISION_VIOLATION', () => {
       ]),
     );
     expect(lines(results).filter((line) => !line.startsWith(CODE))).toEqual([]);
-    expect(coverageOf(results, CODE).examined).toEqual({ transactions: 5, cards: 2 });
+    expect(coverageOf(results, CODE).examined).toEqual({ transactions: 5, cards: 2, orders: 2 });
     expect(coverageOf(results, 'CARD_BALANCE_MISMATCH').skipped.map((s) => s.count)).toEqual([
       1, 1,
     ]);
+  });
+
+  it("reports a journal order's amount and a merchant balance too precise, each once", () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    const deposit = l.order({
+      kind: 'DEPOSIT',
+      cardId: card.cardId,
+      amount: '10.005',
+      submittedAt: DAY2,
+    });
+    l.order({ kind: 'TOPUP', amount: '5.001', submittedAt: DAY2, orderNo: null });
+    card.write();
+    l.snapshot('1000.005', shift(DAY2, HOUR));
+    l.snapshot('1000.00', shift(DAY2, 2 * HOUR));
+    const results = runOn(l, [CODE]);
+    const byActual = (a: unknown[], b: unknown[]) => String(a[2]).localeCompare(String(b[2]));
+    expect(
+      results.findings
+        .map((f) => [f.merchantOrderNo, f.snapshotAt, f.actual, f.detail])
+        .sort(byActual),
+    ).toEqual([
+      [
+        deposit.merchantOrderNo,
+        null,
+        '10.005',
+        'journal DEPOSIT amount 10.005 has more fractional digits than USD allows',
+      ],
+      [
+        null,
+        shift(DAY2, HOUR),
+        '1000.005',
+        `merchant balance read at ${shift(DAY2, HOUR)} 1000.005 has more fractional digits than USD allows`,
+      ],
+      [
+        expect.any(String),
+        null,
+        '5.001',
+        'journal TOPUP amount 5.001 has more fractional digits than USD allows',
+      ],
+    ]);
+    expect(new Set(results.findings.map((f) => f.fingerprint)).size).toBe(3);
   });
 
   it('flags a currency whose exponent is unknown', () => {

@@ -13,9 +13,10 @@ function why(text: string, currency: string): string {
 }
 
 /**
- * PRECISION_VIOLATION: a transaction's amount or fee, or a card's balance, with more fractional
- * digits than its currency allows. The mirror keeps such text with a NULL `*_minor` column, and
- * every other check that needs the amount leaves the record out (its coverage says so).
+ * PRECISION_VIOLATION: a transaction's amount or fee, a card's balance, a journal order's amount
+ * or a merchant balance snapshot with more fractional digits than its currency allows. The
+ * mirror keeps such text with a NULL `*_minor` column, and every other check that needs the
+ * amount leaves the record out (its coverage says so).
  */
 export const precisionViolation: Check = {
   code: CODE,
@@ -73,15 +74,66 @@ export const precisionViolation: Check = {
         }),
       );
     }
+    const orders = db
+      .prepare(
+        `SELECT merchant_order_no AS merchantOrderNo, nullif(order_no, '') AS orderNo,
+                card_id AS cardId, kind, amount, currency
+         FROM orders
+         WHERE merchant_id = ? AND amount IS NOT NULL AND amount <> '' AND currency IS NOT NULL
+           AND amount_minor IS NULL
+         ORDER BY merchant_order_no`,
+      )
+      .all(merchantId) as {
+      merchantOrderNo: string;
+      orderNo: string | null;
+      cardId: string | null;
+      kind: string;
+      amount: string;
+      currency: string;
+    }[];
+    for (const o of orders) {
+      findings.push(
+        makeFinding(CODE, merchantId, {
+          merchantOrderNo: o.merchantOrderNo,
+          orderNo: o.orderNo,
+          cardId: o.cardId,
+          currency: o.currency,
+          actual: o.amount,
+          detail: `journal ${o.kind} amount ${why(o.amount, o.currency)}`,
+        }),
+      );
+    }
+    const snapshots = db
+      .prepare(
+        `SELECT observed_at AS observedAt, balance, currency FROM merchant_balances
+         WHERE merchant_id = ? AND balance_minor IS NULL ORDER BY observed_at`,
+      )
+      .all(merchantId) as { observedAt: string; balance: string; currency: string }[];
+    for (const b of snapshots) {
+      findings.push(
+        makeFinding(CODE, merchantId, {
+          snapshotAt: b.observedAt,
+          currency: b.currency,
+          actual: b.balance,
+          detail: `merchant balance read at ${b.observedAt} ${why(b.balance, b.currency)}`,
+        }),
+      );
+    }
     const counts = db
       .prepare(
         `SELECT (SELECT count(*) FROM transactions WHERE merchant_id = @merchantId) AS transactions,
-                (SELECT count(*) FROM cards WHERE merchant_id = @merchantId) AS cards`,
+                (SELECT count(*) FROM cards WHERE merchant_id = @merchantId) AS cards,
+                (SELECT count(*) FROM orders WHERE merchant_id = @merchantId) AS orders`,
       )
-      .get({ merchantId }) as { transactions: number; cards: number };
+      .get({ merchantId }) as {
+      transactions: number;
+      cards: number;
+      orders: number;
+    };
     const coverage = new CoverageTally()
       .examine('transactions', counts.transactions)
       .examine('cards', counts.cards)
+      .examine('orders', counts.orders)
       .result(CODE, merchantId);
     return { findings, coverage };
   },
