@@ -3,6 +3,7 @@ import { CLIENT_CONTRACT } from '../contract/client-contract.js';
 import type { ClientOperation, ResponseShape } from '../contract/client-contract-shape.js';
 import type { OperationId } from '../contract/index.js';
 import type { ListResult, PageResult } from './call-results.js';
+import { canonicalTimestamp, isCanonicalTimestamp } from './canonical-timestamp.js';
 import { MalformedRecordError } from './malformed-record-error.js';
 
 /** What a response body turned out to be; `ok: false` means the envelope itself is broken. */
@@ -123,8 +124,9 @@ export class ResponseValidator {
     if (!checked.ok) return checked;
     const raw = (body as { data: unknown }).data;
     const validate = this.#validators(operation).record;
-    if (validate(raw)) return { ok: true, value: raw as T };
-    return { ok: true, value: this.#rejection(operation, raw, validate, context) };
+    if (!validate(raw))
+      return { ok: true, value: this.#rejection(operation, raw, validate, context) };
+    return { ok: true, value: this.#canonical<T>(operation, raw, context) };
   }
 
   #validators(operation: OperationId): OperationValidators {
@@ -156,10 +158,31 @@ export class ResponseValidator {
     const records: T[] = [];
     const rejected: MalformedRecordError[] = [];
     for (const item of data) {
-      if (validate(item)) records.push(item as T);
-      else rejected.push(this.#rejection(operation, item, validate, context));
+      if (!validate(item)) rejected.push(this.#rejection(operation, item, validate, context));
+      else {
+        const record = this.#canonical<T>(operation, item, context);
+        if (record instanceof MalformedRecordError) rejected.push(record);
+        else records.push(record);
+      }
     }
     return { records, rejected };
+  }
+
+  /**
+   * A valid record with its `createdAt` written the mirror's way (see canonical-timestamp.ts),
+   * or refused when that is no real instant.
+   */
+  #canonical<T>(
+    operation: OperationId,
+    record: unknown,
+    context: ResponseContext,
+  ): T | MalformedRecordError {
+    const createdAt = (record as { createdAt?: unknown }).createdAt;
+    if (typeof createdAt !== 'string' || isCanonicalTimestamp(createdAt)) return record as T;
+    const canonical = canonicalTimestamp(createdAt);
+    if (canonical === undefined)
+      return this.#malformed(operation, record, '/createdAt is not a real instant', context);
+    return { ...(record as object), createdAt: canonical } as T;
   }
 
   #rejection(
@@ -168,7 +191,16 @@ export class ResponseValidator {
     validate: ValidateFunction,
     context: ResponseContext,
   ): MalformedRecordError {
-    return new MalformedRecordError(raw, describeErrors(validate.errors), {
+    return this.#malformed(operation, raw, describeErrors(validate.errors), context);
+  }
+
+  #malformed(
+    operation: OperationId,
+    raw: unknown,
+    reason: string,
+    context: ResponseContext,
+  ): MalformedRecordError {
+    return new MalformedRecordError(raw, reason, {
       operation,
       attempts: context.attempts,
       status: context.status,

@@ -85,8 +85,8 @@ export const CLIENT_CONTRACT: ClientContract = {
         },
         createdAt: {
           type: 'string',
-          pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
-          description: 'ISO 8601 UTC timestamp with milliseconds',
+          pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]00:?00)$',
+          description: 'ISO 8601 UTC timestamp, e.g. 2026-11-21T02:00:00.000Z',
           examples: ['2026-11-21T02:00:00.000Z'],
         },
       },
@@ -186,8 +186,8 @@ export const CLIENT_CONTRACT: ClientContract = {
         },
         createdAt: {
           type: 'string',
-          pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
-          description: 'ISO 8601 UTC timestamp with milliseconds',
+          pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]00:?00)$',
+          description: 'ISO 8601 UTC timestamp, e.g. 2026-11-21T02:00:00.000Z',
           examples: ['2026-11-21T02:00:00.000Z'],
         },
       },

@@ -17,10 +17,14 @@ export const RequestAmount = Type.String({
 /** A percentage as decimal text, e.g. "1.5". */
 export const PercentText = Type.String({ pattern: '^\\d+(\\.\\d+)?$', examples: ['1.5'] });
 
-/** An ISO 8601 UTC timestamp with milliseconds. */
+/**
+ * An ISO 8601 UTC timestamp. The interface promises milliseconds only for a card's `createdAt`,
+ * and "ISO 8601 strings in UTC" otherwise, so a client accepts seconds, or more fractional
+ * digits, and `Z` or a zero offset (the service itself always writes milliseconds and `Z`).
+ */
 export const Timestamp = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
-  description: 'ISO 8601 UTC timestamp with milliseconds',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]00:?00)$',
+  description: 'ISO 8601 UTC timestamp, e.g. 2026-11-21T02:00:00.000Z',
   examples: ['2026-11-21T02:00:00.000Z'],
 });
 

@@ -81,6 +81,40 @@ describe('ResponseValidator', () => {
     expect(rejected?.raw).toBe(bad);
   });
 
+  it("takes any ISO 8601 UTC createdAt and writes it the mirror's way; refuses no real instant", () => {
+    const v = new ResponseValidator();
+    const written = {
+      t1: '2026-11-21T02:00:00Z',
+      t2: '2026-11-21T02:00:00.1234567Z',
+      t3: '2026-11-21T02:00:00.5+00:00',
+      t4: '2026-11-21T02:00:00.000-0000',
+      t5: '2026-11-21T02:00:00.000Z',
+      bad1: '2026-02-30T02:00:00Z',
+      bad2: '2026-11-21T24:00:00Z',
+      bad3: '2026-11-21T02:00:00+01:00',
+    };
+    const body = {
+      data: Object.entries(written).map(([id, createdAt]) => transaction(id, { createdAt })),
+      pagination: { ...pagination, total: 8 },
+    };
+    const page = v.page<Transaction>('listTransactions', body, { attempts: 1 });
+    if (!page.ok) throw new Error(page.reason);
+    expect(page.value.records.map((r) => [r.transactionId, r.createdAt])).toEqual([
+      ['t1', '2026-11-21T02:00:00.000Z'],
+      ['t2', '2026-11-21T02:00:00.123Z'],
+      ['t3', '2026-11-21T02:00:00.500Z'],
+      ['t4', '2026-11-21T02:00:00.000Z'],
+      ['t5', '2026-11-21T02:00:00.000Z'],
+    ]);
+    expect(page.value.rejected.map((e) => [e.recordId, e.reason])).toEqual([
+      ['bad1', '/createdAt is not a real instant'],
+      ['bad2', '/createdAt is not a real instant'],
+      ['bad3', expect.stringMatching(/^\/createdAt must match pattern/)],
+    ]);
+    // The raw record of a refusal is kept exactly as it came.
+    expect(page.value.rejected[0]?.raw).toMatchObject({ createdAt: '2026-02-30T02:00:00Z' });
+  });
+
   it('explains every problem of a record and names the allowed values of an enum', () => {
     const body = {
       data: [
