@@ -1,6 +1,8 @@
 import { MalformedRecordError } from '../api/index.js';
 import type { MerchantBalance } from '../contract/index.js';
+import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import { quarantineEntries } from './quarantine-entries.js';
+import { balanceProblem, screenOfferings } from './record-screen.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import type { MerchantSyncResult, ResourceCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
@@ -12,10 +14,11 @@ export async function syncOfferings(
 ): Promise<ResourceCounts> {
   const list = await context.api.listOfferings({ signal: context.signal });
   const write = { merchantId, runId: context.runId, observedAt: isoTime(context.clock()) };
+  const { kept, refused } = screenOfferings(list.records);
   return context.writers.atomically(() => {
-    const written = context.writers.offerings.write(list.records, write);
+    const written = context.writers.offerings.write(kept, write);
     const quarantined = context.writers.quarantine.write(
-      quarantineEntries('offerings', list.rejected),
+      [...quarantineEntries('offerings', list.rejected), ...refused],
       write,
     );
     return {
@@ -29,7 +32,8 @@ export async function syncOfferings(
 
 /**
  * Read the merchant balance and add a snapshot; the merchant's currency is learnt from it. A
- * malformed balance is quarantined (`merchant_balance`) and the run goes on without a snapshot.
+ * balance that is malformed, or too large to hold exactly, is quarantined (`merchant_balance`)
+ * and the run goes on without a snapshot.
  */
 export async function syncBalance(
   context: MerchantSyncContext,
@@ -37,28 +41,34 @@ export async function syncBalance(
 ): Promise<MerchantSyncResult['balance']> {
   const at = isoTime(context.clock());
   const merchant = { merchantId, source: context.source, baseUrl: context.baseUrl };
-  let balance: MerchantBalance;
-  try {
-    balance = await context.api.getMerchantBalance({ signal: context.signal });
-  } catch (error) {
-    if (!(error instanceof MalformedRecordError)) throw error;
+  const write = { merchantId, runId: context.runId, observedAt: at };
+  const read = await readBalance(context);
+  if ('refused' in read) {
     context.writers.atomically(() => {
       context.writers.merchants.upsertMerchant(merchant, at);
-      context.writers.quarantine.write(quarantineEntries('merchant_balance', [error]), {
-        merchantId,
-        runId: context.runId,
-        observedAt: at,
-      });
+      context.writers.quarantine.write([read.refused], write);
     });
     return { outcome: 'quarantined', balance: null, currency: null };
   }
+  const { balance } = read;
   context.writers.atomically(() => {
     context.writers.merchants.upsertMerchant(merchant, at, balance.currency);
-    context.writers.merchants.addBalance(balance, {
-      merchantId,
-      runId: context.runId,
-      observedAt: at,
-    });
+    context.writers.merchants.addBalance(balance, write);
   });
   return { outcome: 'done', balance: balance.balance, currency: balance.currency };
+}
+
+/** The merchant balance, or the quarantine row of one that cannot be kept. */
+async function readBalance(
+  context: MerchantSyncContext,
+): Promise<{ balance: MerchantBalance } | { refused: QuarantinedRecord }> {
+  try {
+    const balance = await context.api.getMerchantBalance({ signal: context.signal });
+    const reason = balanceProblem(balance);
+    if (reason === null) return { balance };
+    return { refused: { resource: 'merchant_balance', recordId: undefined, reason, raw: balance } };
+  } catch (error) {
+    if (!(error instanceof MalformedRecordError)) throw error;
+    return { refused: quarantineEntries('merchant_balance', [error])[0] as QuarantinedRecord };
+  }
 }

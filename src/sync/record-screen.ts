@@ -1,4 +1,4 @@
-import type { Card, Transaction } from '../contract/index.js';
+import type { Card, MerchantBalance, Offering, Transaction } from '../contract/index.js';
 import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import { currencyExponent, isKnownCurrency } from '../money/currency.js';
 import { toMinor } from '../money/decimal.js';
@@ -43,4 +43,27 @@ export function screenCards(cards: Iterable<Card>): { kept: Card[]; refused: Qua
     else refused.push({ resource: 'cards', recordId: card.cardId, reason, raw: card });
   }
   return { kept, refused };
+}
+
+/** Split offerings into those to keep and those to quarantine, with the reason. */
+export function screenOfferings(offerings: Iterable<Offering>): {
+  kept: Offering[];
+  refused: QuarantinedRecord[];
+} {
+  const kept: Offering[] = [];
+  const refused: QuarantinedRecord[] = [];
+  for (const offering of offerings) {
+    const reason =
+      amountProblem('minLoadAmount', offering.minLoadAmount, offering.currency) ??
+      amountProblem('maxLoadAmount', offering.maxLoadAmount, offering.currency) ??
+      amountProblem('issuanceFee', offering.issuanceFee, offering.currency);
+    if (reason === null) kept.push(offering);
+    else refused.push({ resource: 'offerings', recordId: offering.id, reason, raw: offering });
+  }
+  return { kept, refused };
+}
+
+/** Why a merchant balance cannot be kept, or null when it can. */
+export function balanceProblem(balance: MerchantBalance): string | null {
+  return amountProblem('balance', balance.balance, balance.currency);
 }

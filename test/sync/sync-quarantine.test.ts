@@ -162,6 +162,49 @@ describe('a malformed single record from the upstream', () => {
     }
   });
 
+  it('a balance or an offering term too large to hold exactly is quarantined, not stored', async () => {
+    const huge = '98765432109876543210.00';
+    let offeringId = '';
+    const result = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        getMerchantBalance: async (options) => ({
+          ...(await api.getMerchantBalance(options)),
+          balance: huge,
+        }),
+        listOfferings: async (options) => {
+          const list = await api.listOfferings(options);
+          const [first, ...rest] = list.records;
+          offeringId = first?.id ?? '';
+          return { ...list, records: [{ ...first!, issuanceFee: huge }, ...rest] };
+        },
+      }),
+    });
+    expect(result.outcome).toBe('done');
+    expect(result.merchants[0]?.balance.outcome).toBe('quarantined');
+    const mirror = w.openMirror();
+    try {
+      const rows = mirror.db
+        .prepare(
+          `SELECT resource, record_id, reason FROM quarantine
+           WHERE reason LIKE '%too large%' ORDER BY resource`,
+        )
+        .raw()
+        .all();
+      expect(rows).toEqual([
+        ['merchant_balance', null, `balance ${huge} USD is too large to hold exactly`],
+        ['offerings', offeringId, `issuanceFee ${huge} USD is too large to hold exactly`],
+      ]);
+      const stored = mirror.db
+        .prepare('SELECT count(*) FROM offering_versions WHERE issuance_fee = ?')
+        .pluck()
+        .get(huge);
+      expect(stored).toBe(0);
+    } finally {
+      await mirror.close();
+    }
+  });
+
   it('a card the list lacks is asked for by /cards/info; a 404 makes it gone, malformed is quarantined', async () => {
     const store = w.t.sandbox.context.store.db;
     const [gone, broken] = store
