@@ -186,6 +186,38 @@ describe('ACTIVITY_ON_INACTIVE_CARD', () => {
   });
 });
 
+describe('ACTIVITY_ON_INACTIVE_CARD, the end of a freeze', () => {
+  const CODE = 'ACTIVITY_ON_INACTIVE_CARD';
+
+  it('takes an UNFREEZE journaled without orderNo as one that may have restarted the card, not a REJECTED one', () => {
+    const l = openLedger(temp);
+    const frozenAt = shift(HISTORY_AT, DAY);
+    const unlinked = l.issue(l.offering(), { amount: '500.00' });
+    unlinked.switchTo('FREEZE', frozenAt);
+    l.order({
+      kind: 'UNFREEZE',
+      cardId: unlinked.cardId,
+      submittedAt: shift(frozenAt, 3 * HOUR),
+      orderNo: null,
+    });
+    unlinked.status = 'ACTIVE';
+    unlinked.activity({ amount: '5.00', createdAt: shift(frozenAt, 5 * HOUR) });
+    unlinked.write();
+    const refused = l.issue(l.offering(), { amount: '500.00' });
+    refused.switchTo('FREEZE', frozenAt);
+    l.order({
+      kind: 'UNFREEZE',
+      cardId: refused.cardId,
+      submittedAt: shift(frozenAt, 3 * HOUR),
+      orderNo: null,
+      state: 'REJECTED',
+    });
+    const during = refused.activity({ amount: '5.00', createdAt: shift(frozenAt, 5 * HOUR) });
+    refused.write();
+    expect(runOn(l, [CODE]).findings.map((f) => f.transactionId)).toEqual([during.transactionId]);
+  });
+});
+
 describe('STALE_PENDING', () => {
   const CODE = 'STALE_PENDING';
   const CUTOFF = READ_AT;

@@ -16,7 +16,11 @@ const ACTIVITY = `${JOURNAL_CTE},
 stops AS MATERIALIZED (
   SELECT seq, card_id, kind, submitted_at, ${epochMsSql('submitted_at')} AS at_ms
   FROM journal
-  WHERE kind IN ('FREEZE', 'UNFREEZE', 'CANCEL') AND unlinkable IS NULL AND card_id IS NOT NULL
+  -- An accepted FREEZE or CANCEL stops the card; any UNFREEZE the upstream did not reject may
+  -- have restarted it (one journaled without orderNo too), so activity after it is no finding.
+  WHERE card_id IS NOT NULL
+    AND ((kind IN ('FREEZE', 'CANCEL') AND unlinkable IS NULL)
+      OR (kind = 'UNFREEZE' AND state <> 'REJECTED'))
 ),
 stopped AS MATERIALIZED (
   SELECT DISTINCT card_id FROM stops WHERE kind IN ('FREEZE', 'CANCEL')
