@@ -2,8 +2,9 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { CLIENT_CONTRACT } from '../contract/client-contract.js';
 import type { ClientOperation, ResponseShape } from '../contract/client-contract-shape.js';
 import type { OperationId } from '../contract/index.js';
+import { utcInstant } from '../contract/utc-instant.js';
 import type { ListResult, PageResult } from './call-results.js';
-import { canonicalTimestamp, isCanonicalTimestamp } from './canonical-timestamp.js';
+import { isCanonicalTimestamp } from './canonical-timestamp.js';
 import { MalformedRecordError } from './malformed-record-error.js';
 
 /** What a response body turned out to be; `ok: false` means the envelope itself is broken. */
@@ -179,7 +180,7 @@ export class ResponseValidator {
   ): T | MalformedRecordError {
     const createdAt = (record as { createdAt?: unknown }).createdAt;
     if (typeof createdAt !== 'string' || isCanonicalTimestamp(createdAt)) return record as T;
-    const canonical = canonicalTimestamp(createdAt);
+    const canonical = utcInstant(createdAt);
     if (canonical === undefined)
       return this.#malformed(operation, record, '/createdAt is not a real instant', context);
     return { ...(record as object), createdAt: canonical } as T;

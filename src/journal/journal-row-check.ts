@@ -1,10 +1,10 @@
+import { utcInstant } from '../contract/utc-instant.js';
 import type { OrderKind } from '../mirror/mirror-schema.js';
 import { currencyExponent, isKnownCurrency } from '../money/currency.js';
 import type { ImportIssue, JournalColumn } from './import-issue.js';
 import { quoted } from './import-issue.js';
 import type { JournalCsvRow } from './journal-csv.js';
 import { CARDLESS_KINDS, JOURNAL_KINDS, type JournalEntry, MONEY_KINDS } from './journal-entry.js';
-import { parseJournalInstant } from './journal-instant.js';
 import { isMerchantOrderNo } from './merchant-order-no.js';
 import { checkOrderAmount } from './order-amount.js';
 
@@ -102,7 +102,7 @@ export function checkJournalRow(row: JournalCsvRow): CheckedRow {
     }
   }
 
-  const submittedAt = parseJournalInstant(values.submittedAt);
+  const submittedAt = utcInstant(values.submittedAt);
   if (submittedAt === undefined)
     fault(
       'submittedAt',

@@ -3,13 +3,14 @@ const ISO_DATE_TIME =
 
 /**
  * An ISO 8601 date-time with a zone (`Z`, `+02:00` or `+0200`), normalised to UTC with
- * milliseconds, as the mirror stores every instant. A date alone or a time without a zone is
- * refused: an order happened at an instant, and local time differs between the merchant's
- * books and this host. Digits past the millisecond are dropped.
- * @example parseJournalInstant('2026-11-21T03:00:00+01:00') // '2026-11-21T02:00:00.000Z'
+ * milliseconds, as the mirror stores every instant (it compares them as text). A date alone or
+ * a time without a zone is refused: local time differs between the upstream, the merchant's
+ * books and this host. Digits past the millisecond are dropped. The journal's `submittedAt`
+ * and the upstream's `createdAt` both go through it.
+ * @example utcInstant('2026-11-21T03:00:00+01:00') // '2026-11-21T02:00:00.000Z'
  * @returns undefined when `text` is not such an instant, or names no real date.
  */
-export function parseJournalInstant(text: string): string | undefined {
+export function utcInstant(text: string): string | undefined {
   const match = ISO_DATE_TIME.exec(text);
   if (!match) return undefined;
   const [, year, month, day, hour, minute, second = '0', fraction = '', zone = 'Z'] = match;
