@@ -18,21 +18,26 @@ function checkedKey(key: string, text: string, where: string): string {
 /**
  * The key held by the file at `path` (absolute).
  *
+ * Messages name `key` and the reason, never `path`: a key pasted by mistake where its file's
+ * path belongs would otherwise be printed. The cause is dropped for the same reason, since
+ * Node's error repeats the path.
+ *
  * @example
  * const apiKey = await readKeyFile('CARDSYNC_API_KEY_FILE', '/etc/cardsync/eu.key');
- * @throws ConfigError naming `key` and the file when it cannot be read or holds no key.
+ * @throws ConfigError naming `key` when the file cannot be read or holds no key.
  */
 export async function readKeyFile(key: string, path: string): Promise<string> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new ConfigError(key, `expected a readable key file, cannot read ${path} (${code})`, {
-      cause,
-    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ConfigError(
+      key,
+      `expected a readable key file, cannot read the file it names (${code})`,
+    );
   }
-  return checkedKey(key, text, `key file ${path}`);
+  return checkedKey(key, text, 'the key file it names');
 }
 
 /**

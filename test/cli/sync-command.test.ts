@@ -38,6 +38,12 @@ describe('cardsync sync on bad input', () => {
     ],
     ['a missing key', () => ({ ...good, CARDSYNC_API_KEY: '' }), [], /CARDSYNC_API_KEY/],
     [
+      'a key put in CARDSYNC_API_KEY_FILE by mistake (without echoing it)',
+      () => ({ ...good, CARDSYNC_API_KEY: '', CARDSYNC_API_KEY_FILE: good.CARDSYNC_API_KEY! }),
+      [],
+      /^cardsync: CARDSYNC_API_KEY_FILE: .*cannot read the file it names \(ENOENT\)$/,
+    ],
+    [
       'an unreadable CA file',
       () => ({ ...good, CARDSYNC_CA_FILE: join(dir, 'nope.pem') }),
       [],

@@ -205,15 +205,38 @@ describe('configuration from flags and environment variables (no config file)', 
       );
     });
 
-    it('names an unreadable key file, not its content', async () => {
-      await expectConfigError(
+    it('names an unreadable key file by its variable and the reason, not by its path', async () => {
+      const error = await expectConfigError(
         f.load(
           {},
           { CARDSYNC_BASE_URL: BASE.CARDSYNC_BASE_URL, CARDSYNC_API_KEY_FILE: 'nope.key' },
         ),
         'CARDSYNC_API_KEY_FILE',
-        new RegExp(`cannot read ${join(f.dir, 'nope.key')} \\(ENOENT\\)`),
+        /cannot read the file it names \(ENOENT\)/,
       );
+      expect(error.message).not.toContain('nope.key');
+    });
+
+    it('never echoes a key put in CARDSYNC_API_KEY_FILE by mistake', async () => {
+      // expectConfigError checks that no test key is in the message.
+      await expectConfigError(
+        f.load({}, { CARDSYNC_BASE_URL: BASE.CARDSYNC_BASE_URL, CARDSYNC_API_KEY_FILE: FILE_KEY }),
+        'CARDSYNC_API_KEY_FILE',
+        /expected a readable key file, cannot read the file it names \(ENOENT\)/,
+      );
+    });
+
+    it('never echoes the path of a key file that holds no key', async () => {
+      await f.file(`${ENV_KEY}/x`, '\n');
+      const error = await expectConfigError(
+        f.load(
+          {},
+          { CARDSYNC_BASE_URL: BASE.CARDSYNC_BASE_URL, CARDSYNC_API_KEY_FILE: `${ENV_KEY}/x` },
+        ),
+        'CARDSYNC_API_KEY_FILE',
+        /found it empty/,
+      );
+      expect(error.message).not.toContain(f.dir);
     });
 
     // Root reads a mode-000 file anyway.
@@ -227,7 +250,7 @@ describe('configuration from flags and environment variables (no config file)', 
             { CARDSYNC_BASE_URL: BASE.CARDSYNC_BASE_URL, CARDSYNC_API_KEY_FILE: 'locked.key' },
           ),
           'CARDSYNC_API_KEY_FILE',
-          /cannot read .*locked\.key \(EACCES\)/,
+          /cannot read the file it names \(EACCES\)/,
         );
       },
     );
@@ -240,7 +263,7 @@ describe('configuration from flags and environment variables (no config file)', 
           { CARDSYNC_BASE_URL: BASE.CARDSYNC_BASE_URL, CARDSYNC_API_KEY_FILE: 'empty.key' },
         ),
         'CARDSYNC_API_KEY_FILE',
-        /expected a key in key file .*empty\.key, found it empty/,
+        /expected a key in the key file it names, found it empty/,
       );
     });
 
