@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { pipeWriter } from './pipe-writer.js';
 import { runCli } from './program.js';
 
 // Signal handlers go in before any command runs: a command announces readiness on stdout, and a
@@ -22,8 +23,8 @@ const untilStopped = () =>
   });
 
 const code = await runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: pipeWriter(process.stdout),
+  stderr: pipeWriter(process.stderr),
   untilStopped,
   signal: stop.signal,
   env: process.env,

@@ -26,6 +26,11 @@ export async function runCliProcess(
     stdio: 'pipe',
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
+  return finished(child);
+}
+
+/** The output and exit code of `child`, once it has ended. */
+async function finished(child: ChildProcessWithoutNullStreams): Promise<CliResult> {
   child.stdin.end();
   let stdout = '';
   let stderr = '';
@@ -75,4 +80,24 @@ export function startCliProcess(args: readonly string[], env: NodeJS.ProcessEnv 
   // A process that is killed or ends before a line is no error unless someone waits for it.
   line.catch(() => {});
   return { child, stdout: () => out, stderr: () => err, firstLine: () => line, exited: () => exit };
+}
+
+/**
+ * Run `cardsync ...args | head ...headArgs` in bash, a real pipe as an operator's shell makes
+ * (a spawned child's stdout is a socket, which behaves differently once closed): stdout is what
+ * head printed, stderr and the code are cardsync's.
+ */
+export async function runCliThroughHead(
+  args: readonly string[],
+  headArgs: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult> {
+  // pipefail: the pipeline's status is cardsync's, since head ends 0.
+  const script =
+    'set -o pipefail; node="$1"; cli="$2"; shift 2; "$node" "$cli" "$@" | head $HEAD_ARGS';
+  const child = spawn('bash', ['-c', script, 'bash', process.execPath, CLI, ...args], {
+    env: { ...process.env, ...env, HEAD_ARGS: headArgs.join(' ') },
+    stdio: 'pipe',
+  });
+  return finished(child);
 }
