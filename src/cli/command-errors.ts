@@ -1,6 +1,7 @@
 import { UpstreamError } from '../api/index.js';
 import { OrderDeskError } from '../journal/order-desk-error.js';
 import { EXIT, ExitError } from './exit-codes.js';
+import { isMirrorBusy, mirrorBusyExit } from './mirror-busy.js';
 
 /**
  * The exit a card, balance or orders command ends with for `error`: the upstream's 401 → 3;
@@ -33,21 +34,11 @@ export function commandExit(error: unknown, what: string, source: string): unkno
   }
   if (error instanceof OrderDeskError) {
     if (error.code === 'JOURNAL_WRITE_FAILED')
-      return new ExitError(isBusy(error.cause) ? EXIT.LOCKED : EXIT.INTERNAL, error.message, {
+      return new ExitError(isMirrorBusy(error.cause) ? EXIT.LOCKED : EXIT.INTERNAL, error.message, {
         cause: error,
       });
     return new ExitError(EXIT.USAGE, error.message, { cause: error });
   }
-  if (isBusy(error))
-    return new ExitError(
-      EXIT.LOCKED,
-      'the mirror is busy: another writer held it longer than its busy timeout; try again',
-      { cause: error },
-    );
+  if (isMirrorBusy(error)) return mirrorBusyExit(error);
   return error;
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

@@ -7,6 +7,7 @@ import type { SyncSource } from '../sync/run-sync.js';
 import type { SyncSettings } from '../sync/sync-context.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, ExitError, UsageError } from './exit-codes.js';
+import { isMirrorBusy, mirrorBusyExit } from './mirror-busy.js';
 
 /** Read the configuration; a bad value is a usage error naming its key, and nothing is touched. */
 export async function loadConfig(
@@ -65,11 +66,15 @@ export function syncSettings(config: JobConfig): SyncSettings {
   };
 }
 
-/** Open the mirror; a file that cannot be opened or is newer than this cardsync is exit 2. */
+/**
+ * Open the mirror; a file that cannot be opened or is newer than this cardsync is exit 2, one
+ * whose migration waited past the busy timeout on another writer is exit 5.
+ */
 export function openMirrorOrExit(file: string): Mirror {
   try {
     return openMirror(file);
   } catch (error) {
+    if (isMirrorBusy(error)) throw mirrorBusyExit(error);
     if (error instanceof MirrorError)
       throw new ExitError(EXIT.USAGE, `CARDSYNC_DB: ${error.message}`);
     throw error;

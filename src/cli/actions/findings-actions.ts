@@ -12,6 +12,7 @@ import type {
 } from '../commands/findings-command.js';
 import { UsageError } from '../exit-codes.js';
 import { loadConfig, openMirrorOrExit } from '../job-setup.js';
+import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 
 /** The body of `cardsync findings list`: the open findings (all with `--all`). */
 export async function listFindingsAction(io: CliIo, flags: ListFindingsFlags): Promise<void> {
@@ -59,6 +60,8 @@ async function withMirror(
   const mirror = openMirrorOrExit(config.db);
   try {
     work(mirror.db);
+  } catch (error) {
+    throw isMirrorBusy(error) ? mirrorBusyExit(error) : error;
   } finally {
     await mirror.close();
   }

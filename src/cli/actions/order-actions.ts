@@ -12,6 +12,7 @@ import { EXIT, ExitError, UsageError } from '../exit-codes.js';
 import { type ConfiguredMerchant, chooseImportMerchant } from '../import-merchant.js';
 import { loadConfig, openMirrorOrExit } from '../job-setup.js';
 import { journalMerchant } from '../journal-merchant.js';
+import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 import { outcomeExit, outcomeJson } from '../order-outcome-output.js';
 import { withSession } from '../with-session.js';
 
@@ -82,8 +83,12 @@ function importText(result: ImportResult): string {
   return `imported ${result.file} for merchant ${result.merchantId}: ${result.rows} rows, ${result.inserted} new, ${result.unchanged} already journaled\n${warnings.join('')}`;
 }
 
-/** A refused file: every offending line on stderr (or in the JSON), then exit 2. */
+/**
+ * A refused file: every offending line on stderr (or in the JSON), then exit 2; a mirror held
+ * by another writer is exit 5.
+ */
 function importExit(io: CliIo, error: unknown, merchantId: string, json: boolean): unknown {
+  if (isMirrorBusy(error)) return mirrorBusyExit(error);
   if (!(error instanceof OrderImportError)) return error;
   if (json)
     io.stdout(

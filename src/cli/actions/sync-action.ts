@@ -7,6 +7,7 @@ import { SYNC_EXIT_CODES, type SyncFlags } from '../commands/sync-command.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { startHeapCeiling } from '../heap-ceiling.js';
 import { buildSources, loadConfig, openMirrorOrExit, syncSettings } from '../job-setup.js';
+import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 import { formatSyncSummary } from '../sync-summary.js';
 import { TerminalProgress } from '../terminal-progress.js';
 
@@ -61,6 +62,7 @@ async function syncFromFlags(
       progress?.finish();
       if (error instanceof MirrorError && error.code === 'MIRROR_LOCKED')
         throw new ExitError(EXIT.LOCKED, error.message);
+      if (isMirrorBusy(error)) throw mirrorBusyExit(error);
       throw error;
     } finally {
       await mirror.close();

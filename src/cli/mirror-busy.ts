@@ -1,0 +1,27 @@
+import { EXIT, ExitError } from './exit-codes.js';
+
+/**
+ * Whether `error`, or an error it was caused by, is SQLite's SQLITE_BUSY (or one of its extended
+ * codes): another connection held the mirror's write lock longer than the busy timeout, as a
+ * `sqlite3` shell left in `BEGIN IMMEDIATE` does. SQLITE_LOCKED is not counted: without a
+ * shared cache it only arises within one connection, a bug rather than another writer.
+ */
+export function isMirrorBusy(error: unknown): boolean {
+  let current = error;
+  // Bounded: a cause chain is a few links long, and a cycle must not hang the exit.
+  for (let depth = 0; depth < 10 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/** Exit 5, for every command, when {@link isMirrorBusy}: nothing is wrong but the timing. */
+export function mirrorBusyExit(error: unknown): ExitError {
+  return new ExitError(
+    EXIT.LOCKED,
+    'the mirror is busy: another writer held it longer than its busy timeout; try again',
+    { cause: error },
+  );
+}

@@ -1,0 +1,67 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/mirror/open-mirror.js';
+import { runCliProcess } from '../support/cli-process.js';
+import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
+
+const BUSY =
+  /^cardsync: the mirror is busy: another writer held it longer than its busy timeout; try again$/;
+
+/** Hold `file`'s write lock, as a sqlite3 shell left in BEGIN IMMEDIATE does, during `work`. */
+async function whileHeld<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const other = new Database(file);
+  other.prepare('BEGIN IMMEDIATE').run();
+  try {
+    return await work();
+  } finally {
+    other.prepare('ROLLBACK').run();
+    other.close();
+  }
+}
+
+describe('a mirror held by another writer past the busy timeout', () => {
+  let f: JobFixture;
+  let journal: string;
+
+  beforeAll(async () => {
+    f = await startJobFixture({ seed: 'busy-cli' });
+    await openMirror(f.db).close();
+    journal = join(f.dir, 'journal.csv');
+    await writeFile(
+      journal,
+      'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo\n',
+    );
+  });
+  afterAll(async () => f?.close());
+
+  it('ends every command that writes the mirror with exit 5 and one line, not an internal error', async () => {
+    const commands = [
+      ['run'],
+      ['sync'],
+      ['reconcile'],
+      ['orders', 'import', journal, '--merchant', f.merchantId],
+      ['findings', 'ack', '0123456789abcdef', '--reason', 'known', '--until', '2099-01-01'],
+    ];
+    // Each waits out the 10 s busy timeout, so they wait side by side.
+    const results = await whileHeld(f.db, () =>
+      Promise.all(commands.map((args) => runCliProcess(args, f.env))),
+    );
+    for (const [i, result] of results.entries()) {
+      expect(result.code, `${commands[i]?.join(' ')}: ${result.stderr}`).toBe(5);
+      expect(messageLines(result.stderr)).toEqual([expect.stringMatching(BUSY)]);
+    }
+    expect(existsSync(f.reportsDir) ? readdirSync(f.reportsDir) : []).toEqual([]);
+  }, 30_000);
+
+  it('ends with exit 5, not 2, when a new mirror waits on its migration', async () => {
+    const fresh = join(f.dir, 'fresh.sqlite');
+    const result = await whileHeld(fresh, () =>
+      runCliProcess(['reconcile'], { ...f.env, CARDSYNC_DB: fresh }),
+    );
+    expect(result.code, result.stderr).toBe(5);
+    expect(messageLines(result.stderr)).toEqual([expect.stringMatching(BUSY)]);
+  }, 30_000);
+});
