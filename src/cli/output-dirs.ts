@@ -1,27 +1,39 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JobConfig } from '../config/index.js';
 import { UsageError } from './exit-codes.js';
 
 /**
- * Make sure the reports folder and the metrics file's folder can be written before anything
+ * Check that the reports folder and the metrics file's folder can be written, before anything
  * else happens: a wrong path is a configuration error (exit 2), found before a sync changes the
- * mirror, not after.
+ * mirror, not after. Nothing is created here: a folder that does not exist yet only needs the
+ * nearest existing folder above it to be writable, and the report and metrics writers create it
+ * when they first write, once every other input has checked out.
  */
-export function ensureOutputDirs(config: JobConfig): void {
+export function checkOutputDirs(config: JobConfig): void {
   writable('--reports-dir / CARDSYNC_REPORTS_DIR', config.reportsDir);
   if (config.metricsFile !== undefined)
     writable('--metrics-file / CARDSYNC_METRICS_FILE', dirname(config.metricsFile));
 }
 
 function writable(key: string, dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-    accessSync(dir, constants.W_OK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  const problem = writeProblem(dir);
+  if (problem !== undefined)
     throw new UsageError(
-      `${key}: expected a folder this user can write, cannot write ${dir} (${code})`,
+      `${key}: expected a folder this user can write, cannot write ${dir} (${problem})`,
     );
+}
+
+/** Why `dir` could not be written or created (an errno code), or undefined when it could. */
+function writeProblem(dir: string): string | undefined {
+  // A folder not there yet is created inside the closest one that is (`/` at worst).
+  let existing = dir;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  try {
+    if (!statSync(existing).isDirectory()) return 'ENOTDIR';
+    accessSync(existing, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'error';
   }
 }

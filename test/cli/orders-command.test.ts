@@ -139,14 +139,18 @@ describe('cardsync orders import', () => {
     });
   });
 
-  it('exits 2 naming the file when it cannot be read', async () => {
+  it('exits 2 naming the file when it cannot be read, before the mirror or its folder is created', async () => {
     const { env } = freshEnv();
-    const result = await runCliProcess(
-      ['orders', 'import', join(dir, 'missing.csv'), '--merchant', 'mch_1'],
-      env,
-    );
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/cannot read .*missing\.csv \(ENOENT\)/);
+    const db = join(dir, 'not-yet', 'mirror.sqlite');
+    for (const file of [join(dir, 'missing.csv'), dir]) {
+      const result = await runCliProcess(
+        ['orders', 'import', file, '--merchant', 'mch_1', '--db', db],
+        env,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/cannot read .* \((ENOENT|EISDIR)\)/);
+    }
+    expect(existsSync(join(dir, 'not-yet'))).toBe(false);
   });
 });
 

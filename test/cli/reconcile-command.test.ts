@@ -232,6 +232,16 @@ describe('cardsync reconcile', () => {
         expect(existsSync(elsewhere)).toBe(false);
       });
 
+    it('a mirror that is not SQLite, before the reports folder is created', async () => {
+      const notes = join(w.dir, 'notes.txt');
+      await writeFile(notes, 'not a database, just notes\n');
+      const elsewhere = join(w.dir, 'reports-of-notes');
+      const result = await reconcile([], { CARDSYNC_DB: notes, CARDSYNC_REPORTS_DIR: elsewhere });
+      expect(result.code, result.stderr).toBe(2);
+      expect(messageLines(result.stderr)).toEqual([expect.stringMatching(/not a database/)]);
+      expect(existsSync(elsewhere)).toBe(false);
+    });
+
     it('a bad recon section in the config file, by its key', async () => {
       const file = join(w.dir, 'cardsync.json');
       for (const [recon, key] of [

@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
@@ -189,5 +189,22 @@ describe('cardsync run on a world with planted anomalies', () => {
     }
     expect(folders()).toEqual(before);
     expect(readFileSync(f.metricsFile, 'utf8')).toBe(metricsBefore);
+  }, 30_000);
+
+  it('exits 2 on a bad path before it creates any folder: reports, metrics or mirror', async () => {
+    const notes = join(f.dir, 'notes.txt');
+    writeFileSync(notes, 'not a database, just notes\n');
+    const reports = join(f.dir, 'new-reports');
+    const mirror = join(f.dir, 'new-data', 'mirror.sqlite');
+    for (const [args, message] of [
+      [['--metrics-file', join(notes, 'x.prom'), '--db', mirror], /--metrics-file.*ENOTDIR/],
+      [['--db', notes], /CARDSYNC_DB: .*not a database/],
+    ] as const) {
+      const run = await runCliProcess(['run', '--reports-dir', reports, ...args], f.env);
+      expect(run.code, run.stderr).toBe(2);
+      expect(messageLines(run.stderr)).toEqual([expect.stringMatching(message)]);
+      expect(existsSync(reports)).toBe(false);
+      expect(existsSync(dirname(mirror))).toBe(false);
+    }
   }, 30_000);
 });

@@ -12,7 +12,7 @@ import { demoChecks, demoJson, formatDemoSummary } from '../demo-summary.js';
 import { EXIT, ExitError, UsageError } from '../exit-codes.js';
 import { openMirrorOrExit } from '../job-setup.js';
 import { nightlyJob } from '../nightly-job.js';
-import { ensureOutputDirs } from '../output-dirs.js';
+import { checkOutputDirs } from '../output-dirs.js';
 import { runExitMessage } from '../run-summary.js';
 
 /** Days of generated history: enough for STALE_PENDING's week and a few months of fees. */
@@ -79,7 +79,7 @@ export async function demoAction(io: CliIo, flags: DemoFlags): Promise<void> {
         flags: { config: layout.configFile },
         requireUpstream: true,
       });
-      ensureOutputDirs(config);
+      checkOutputDirs(config);
       step(`nightly job starting against ${sandbox.baseUrl}`);
       const outcome = await nightlyJob(io, config, {
         failOn: undefined,

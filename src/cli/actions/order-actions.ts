@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError } from '../../config/index.js';
 import { readConfigFile } from '../../config/read-config-file.js';
@@ -31,6 +32,8 @@ export async function importOrdersAction(
     false,
   );
   const configured = await configuredMerchants(io, flags.config);
+  const journal = resolve(io.cwd, file);
+  await checkReadable(journal);
   const fromEnv = io.env.CARDSYNC_MERCHANT_ID || undefined;
   let mirror = existsSync(config.db) ? openMirrorOrExit(config.db) : undefined;
   try {
@@ -43,13 +46,31 @@ export async function importOrdersAction(
     mirror ??= openMirrorOrExit(config.db);
     let result: ImportResult;
     try {
-      result = await importOrderFile(mirror.db, { file: resolve(io.cwd, file), merchantId });
+      result = await importOrderFile(mirror.db, { file: journal, merchantId });
     } catch (error) {
       throw importExit(io, error, merchantId, flags.json);
     }
     io.stdout(flags.json ? `${JSON.stringify(result)}\n` : importText(result));
   } finally {
     await mirror?.close();
+  }
+}
+
+/**
+ * A journal file that cannot be read is exit 2 before the mirror is opened, let alone created:
+ * its first byte is read, so a folder or a file without read permission fails here.
+ */
+async function checkReadable(file: string): Promise<void> {
+  try {
+    const handle = await open(file);
+    try {
+      await handle.read(Buffer.alloc(1), 0, 1, 0);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new UsageError(`cannot read ${file} (${code}); nothing was imported`);
   }
 }
 

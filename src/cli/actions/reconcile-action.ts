@@ -4,7 +4,7 @@ import type { CliIo } from '../cli-io.js';
 import type { ReconcileFlags } from '../commands/reconcile-command.js';
 import { EXIT, ExitError, UsageError } from '../exit-codes.js';
 import { loadConfig } from '../job-setup.js';
-import { ensureOutputDirs } from '../output-dirs.js';
+import { checkOutputDirs } from '../output-dirs.js';
 import { reconConfigFlags } from '../recon-options.js';
 import { reconcileJob } from '../reconcile-job.js';
 import { formatReconcileSummary, reconcileJson } from '../reconcile-summary.js';
@@ -18,7 +18,7 @@ export async function reconcileAction(io: CliIo, flags: ReconcileFlags): Promise
     false,
   );
   if (!existsSync(config.db)) throw new UsageError(`CARDSYNC_DB: no mirror at ${config.db}`);
-  ensureOutputDirs(config);
+  checkOutputDirs(config);
   const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
   try {
     const outcome = await reconcileJob(config, { failOn: flags.failOn, logger });

@@ -4,13 +4,13 @@ import { type RunFlags, runConfigFlags } from '../commands/run-command.js';
 import { ExitError } from '../exit-codes.js';
 import { loadConfig } from '../job-setup.js';
 import { nightlyJob } from '../nightly-job.js';
-import { ensureOutputDirs } from '../output-dirs.js';
+import { checkOutputDirs } from '../output-dirs.js';
 import { formatRunSummary, runExitMessage, runJson } from '../run-summary.js';
 
 /** The body of `cardsync run`: one nightly job, its summary, and its exit code. */
 export async function runAction(io: CliIo, flags: RunFlags): Promise<void> {
   const config = await loadConfig(io, runConfigFlags(flags), true);
-  ensureOutputDirs(config);
+  checkOutputDirs(config);
   const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
   try {
     const outcome = await nightlyJob(io, config, {

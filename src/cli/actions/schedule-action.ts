@@ -7,7 +7,7 @@ import type { ScheduleFlags } from '../commands/schedule-command.js';
 import { UsageError } from '../exit-codes.js';
 import { loadConfig } from '../job-setup.js';
 import { nightlyJob } from '../nightly-job.js';
-import { ensureOutputDirs } from '../output-dirs.js';
+import { checkOutputDirs } from '../output-dirs.js';
 import { logRunOutcome } from '../run-outcome-log.js';
 
 /** The body of `cardsync schedule`: run the nightly job on each tick until stopped. */
@@ -22,7 +22,7 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
     throw error;
   }
   const config = await loadConfig(io, runConfigFlags(flags), true);
-  ensureOutputDirs(config);
+  checkOutputDirs(config);
   const logger = createLogger({ level: flags.logLevel ?? 'info' });
   try {
     const summary = await runSchedule({
