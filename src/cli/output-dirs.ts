@@ -24,8 +24,11 @@ function writable(key: string, dir: string): void {
     );
 }
 
-/** Why `dir` could not be written or created (an errno code), or undefined when it could. */
-function writeProblem(dir: string): string | undefined {
+/**
+ * Why `dir` could not be written or created (an errno code such as `ENOTDIR` or `EACCES`), or
+ * undefined when it could; nothing is created.
+ */
+export function writeProblem(dir: string): string | undefined {
   // A folder not there yet is created inside the closest one that is (`/` at worst).
   let existing = dir;
   while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
 import { parsePrometheusText, sampleValue } from '../runner/prometheus-text.js';
@@ -68,6 +69,42 @@ describe('cardsync schedule', () => {
     const result = await runCliProcess(['schedule', ...args], f.env);
     expect(result.code, result.stderr).toBe(2);
     expect(messageLines(result.stderr)).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('exits 2 at start-up on a configuration no run could use, creating nothing', async () => {
+    const notes = join(f.dir, 'notes.txt');
+    writeFileSync(notes, 'not a database, just notes\n');
+    const junkCa = join(f.dir, 'junk-ca.pem');
+    writeFileSync(junkCa, '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n');
+    const newDb = join(f.dir, 'new-data', 'mirror.sqlite');
+    for (const [args, message] of [
+      [['--db', notes], /^cardsync: CARDSYNC_DB: .*not a database/],
+      [['--db', newDb, '--ca-file', junkCa], /PEM certificate/],
+      [['--db', join(notes, 'mirror.sqlite')], /^cardsync: CARDSYNC_DB: .*\(ENOTDIR\)/],
+    ] as const) {
+      const cli = startCliProcess(['schedule', '--cron', '0 2 * * *', ...args], f.env);
+      // Without the check it would stay up, failing each night: give it a few seconds.
+      const ended = await Promise.race([
+        cli.exited(),
+        new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 8_000)),
+      ]);
+      cli.child.kill('SIGTERM');
+      expect(ended, cli.stderr()).toBe(2);
+      expect(messageLines(cli.stderr())).toEqual([expect.stringMatching(message)]);
+    }
+    expect(existsSync(dirname(newDb))).toBe(false);
+  }, 30_000);
+
+  it('starts without creating a mirror that does not exist yet', async () => {
+    const newDb = join(f.dir, 'later', 'mirror.sqlite');
+    const cli = startCliProcess(['schedule', '--cron', '0 2 * * *', '--db', newDb], f.env);
+    try {
+      expect(await cli.firstLine()).toMatch(/^cardsync schedule: running `run`/);
+      expect(existsSync(dirname(newDb))).toBe(false);
+    } finally {
+      cli.child.kill('SIGTERM');
+    }
+    expect(await cli.exited(), cli.stderr()).toBe(0);
   });
 
   it('runs on every tick, one at a time, and stops cleanly on SIGTERM', async () => {

@@ -5,6 +5,7 @@ import type { CliIo } from '../cli-io.js';
 import { runConfigFlags } from '../commands/run-command.js';
 import type { ScheduleFlags } from '../commands/schedule-command.js';
 import { UsageError } from '../exit-codes.js';
+import { checkJobSetup } from '../job-preflight.js';
 import { loadConfig } from '../job-setup.js';
 import { nightlyJob } from '../nightly-job.js';
 import { checkOutputDirs } from '../output-dirs.js';
@@ -25,6 +26,7 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
   checkOutputDirs(config);
   const logger = createLogger({ level: flags.logLevel ?? 'info' });
   try {
+    await checkJobSetup(config, logger);
     const summary = await runSchedule({
       cron: flags.cron,
       ...(flags.tz === undefined ? {} : { timezone: flags.tz }),
