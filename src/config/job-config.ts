@@ -85,4 +85,6 @@ export interface ConfigInputs {
   readonly flags: ConfigFlags;
   /** False for commands that never call the upstream: no merchant, key or CA is then read. */
   readonly requireUpstream: boolean;
+  /** The wall clock in ms, for settings that may not lie in the future (`--since`); `Date.now`. */
+  readonly now?: () => number;
 }

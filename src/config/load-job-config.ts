@@ -94,7 +94,7 @@ export async function loadJobConfig(inputs: ConfigInputs): Promise<JobConfig> {
     content?.metricsFile,
     file,
   );
-  const sync = resolveSyncSettings(flags, content?.sync);
+  const sync = resolveSyncSettings(flags, content?.sync ?? {}, (inputs.now ?? Date.now)());
   const recon = resolveReconSettings(flags, inputs.env, content?.recon);
   const merchants = inputs.requireUpstream ? await resolveMerchants(inputs, file) : [];
   return deepFreeze({

@@ -41,15 +41,35 @@ function wholeNumber(key: string, text: string, bounds: IntegerBounds): number {
 }
 
 /**
+ * Where a first sync starts: an ISO instant that is not after `now` (ms). One in the future is a
+ * mistake (a wrong year, a date read the other way round): nothing would be synced.
+ */
+function sinceSetting(key: string, text: string, now: number): string {
+  const since = parseInstant(key, text);
+  if (Date.parse(since) > now) {
+    throw new ConfigError(
+      key,
+      `expected an instant that is not in the future, got ${since} (now is ${new Date(now).toISOString()})`,
+    );
+  }
+  return since;
+}
+
+/**
  * Sync settings: a flag over the config file's `sync` section over the default. The file's
- * numbers were range-checked by its schema; its `since` is checked here like the flag's.
+ * numbers were range-checked by its schema; its `since` is checked here like the flag's, and
+ * neither may be after `now` (ms, the wall clock).
  *
  * @example
- * resolveSyncSettings({ concurrency: '4' }, { lookbackHours: 24 });
+ * resolveSyncSettings({ concurrency: '4' }, { lookbackHours: 24 }, Date.now());
  * // { concurrency: 4, lookbackHours: 24, safetyLagSeconds: 60, maxPagesPerWindow: 20 }
  * @throws ConfigError naming the flag or `sync.since`.
  */
-export function resolveSyncSettings(flags: ConfigFlags, file: SyncSection = {}): SyncSettings {
+export function resolveSyncSettings(
+  flags: ConfigFlags,
+  file: SyncSection,
+  now: number,
+): SyncSettings {
   const fromFlag = (name: keyof typeof FLAG_NAMES): number | undefined => {
     const text = flags[name];
     return text === undefined ? undefined : wholeNumber(FLAG_NAMES[name], text, SYNC_BOUNDS[name]);
@@ -58,9 +78,9 @@ export function resolveSyncSettings(flags: ConfigFlags, file: SyncSection = {}):
     flagged ?? file[name] ?? SYNC_BOUNDS[name].default;
   const since =
     flags.since !== undefined
-      ? parseInstant('--since', flags.since)
+      ? sinceSetting('--since', flags.since, now)
       : file.since !== undefined
-        ? parseInstant('sync.since', file.since)
+        ? sinceSetting('sync.since', file.since, now)
         : undefined;
   return {
     concurrency: setting('concurrency', fromFlag('concurrency')),

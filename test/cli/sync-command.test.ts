@@ -51,6 +51,12 @@ describe('cardsync sync on bad input', () => {
     ],
     ['an unknown flag', () => good, ['--stauts'], /unknown option '--stauts'/],
     ['a bad number', () => good, ['--concurrency', 'many'], /--concurrency/],
+    [
+      'a --since in the future',
+      () => good,
+      ['--since', '2099-01-01'],
+      /^cardsync: --since: expected an instant that is not in the future/,
+    ],
   ];
 
   for (const [name, env, flags, message] of cases) {

@@ -325,6 +325,14 @@ describe('configuration from a config file (--config)', () => {
       );
     });
 
+    it('refuses a sync.since in the future', async () => {
+      await expectConfigError(
+        load({ merchants: [merchant], sync: { since: '2099-01-01' } }),
+        'sync.since',
+        /expected an instant that is not in the future, got 2099-01-01T00:00:00\.000Z/,
+      );
+    });
+
     it('refuses a sync.since that is not an ISO instant', async () => {
       await expectConfigError(
         load({ merchants: [merchant], sync: { since: '01/01/2025' } }),

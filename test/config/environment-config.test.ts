@@ -373,6 +373,19 @@ describe('configuration from flags and environment variables (no config file)', 
         /expected an ISO 8601 date \(2025-01-01\) or date-time with offset/,
       );
     });
+
+    it('refuses an instant after the wall clock, and takes one at it', async () => {
+      const now = Date.parse('2026-03-01T12:00:00.000Z');
+      const load = (since: string) =>
+        loadJobConfig({ ...f.inputs({ since }, BASE), now: () => now });
+      await expectConfigError(
+        load('2026-03-01T12:00:00.001Z'),
+        '--since',
+        /^--since: expected an instant that is not in the future, got 2026-03-01T12:00:00\.001Z \(now is 2026-03-01T12:00:00\.000Z\)$/,
+      );
+      await expectConfigError(load('2099-01-01'), '--since', /not in the future/);
+      expect((await load('2026-03-01T13:00:00+01:00')).sync.since).toBe('2026-03-01T12:00:00.000Z');
+    });
   });
 
   it('refuses an empty --db', async () => {
