@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -174,6 +175,35 @@ describe('cardsync sandbox', () => {
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain('--fault #1 is not JSON');
   });
+
+  it('exits 2 with one line naming the flag when the port, host or state directory cannot be used', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    const dir = await mkdtemp(join(tmpdir(), 'cardsync-cli-'));
+    dirs.push(dir);
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a folder\n');
+    const junkState = join(dir, 'junk-state');
+    await mkdir(junkState);
+    await writeFile(join(junkState, 'sandbox.sqlite'), 'not a database\n');
+    try {
+      for (const [args, expected] of [
+        [['--port', String(port)], new RegExp(`^cardsync: --port ${port}: .*\\(EADDRINUSE\\)`)],
+        [['--host', '999.1.1.1'], /^cardsync: --host 999\.1\.1\.1: /],
+        [['--state-dir', file], /^cardsync: --state-dir .*a-file: .*\(EEXIST\)/],
+        [['--state-dir', join(file, 'below')], /^cardsync: --state-dir .*below: .*\(ENOTDIR\)/],
+        [['--state-dir', junkState], /^cardsync: --state-dir .*junk-state: .*\(SQLITE_NOTADB\)/],
+      ] as const) {
+        const result = await runCliProcess(['sandbox', '--log-level', 'silent', ...args]);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(expected)]);
+        expect(result.stdout).toBe('');
+      }
+    } finally {
+      taken.close();
+    }
+  }, 30_000);
 
   it('answers --help with exit 0', async () => {
     const result = await runCliProcess(['sandbox', '--help']);

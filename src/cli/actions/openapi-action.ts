@@ -3,10 +3,18 @@ import { createLogger } from '../../log/logger.js';
 import { openApiDocument } from '../../sandbox/openapi-document.js';
 import type { CliIo } from '../cli-io.js';
 import type { OpenApiFlags } from '../commands/openapi-command.js';
+import { UsageError } from '../exit-codes.js';
 
 /** The body of `cardsync openapi`: the document, built from the embedded service's routes. */
 export async function openApiAction(io: CliIo, flags: OpenApiFlags): Promise<void> {
   const text = `${JSON.stringify(await openApiDocument(createLogger({ level: 'silent' })), null, 2)}\n`;
-  if (flags.out) await writeFile(flags.out, text);
-  else io.stdout(text);
+  if (!flags.out) return io.stdout(text);
+  try {
+    await writeFile(flags.out, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new UsageError(
+      `--out ${flags.out}: expected a file this user can write, cannot write it (${code})`,
+    );
+  }
 }

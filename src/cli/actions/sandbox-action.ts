@@ -4,11 +4,11 @@ import { loadFaultProfile } from '../../sandbox/faults/fault-profile.js';
 import type { FaultRule } from '../../sandbox/faults/fault-rule.js';
 import { parseFaultRule } from '../../sandbox/faults/parse-fault-rules.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
-import { SandboxStateError } from '../../sandbox/store/database.js';
 import { VERSION } from '../../version.js';
 import type { CliIo } from '../cli-io.js';
 import { DEFAULT_ANOMALIES, type SandboxFlags } from '../commands/sandbox-command.js';
 import { UsageError } from '../exit-codes.js';
+import { sandboxStartError } from '../sandbox-start-error.js';
 
 /** The body of `cardsync sandbox`: start the service, print its JSON line, stop on a signal. */
 export async function sandboxAction(io: CliIo, flags: SandboxFlags): Promise<void> {
@@ -57,10 +57,7 @@ export async function sandboxAction(io: CliIo, flags: SandboxFlags): Promise<voi
   }).catch((error: unknown) => {
     // Stopped while starting (a large world takes minutes to generate): a clean stop.
     if (io.signal.aborted && error === io.signal.reason) return undefined;
-    if (error instanceof SandboxStateError) {
-      throw new UsageError(`--state-dir ${flags.stateDir}: ${error.message}`);
-    }
-    throw error;
+    throw sandboxStartError(error, flags) ?? error;
   });
   if (!sandbox) {
     logger.info('stopped before the sandbox was ready');

@@ -1,0 +1,35 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliProcess } from '../support/cli-process.js';
+
+describe('cardsync openapi --out', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cardsync-openapi-'));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  it('writes the document to the file', async () => {
+    const out = join(dir, 'openapi.json');
+    const result = await runCliProcess(['openapi', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(await readFile(out, 'utf8'))).toMatchObject({ openapi: '3.1.0' });
+  });
+
+  it('exits 2 with one line naming --out when the file cannot be written', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a folder\n');
+    for (const [out, code] of [
+      [join(file, 'openapi.json'), 'ENOTDIR'],
+      [dir, 'EISDIR'],
+    ] as const) {
+      const result = await runCliProcess(['openapi', '--out', out]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toBe(
+        `cardsync: --out ${out}: expected a file this user can write, cannot write it (${code})\n`,
+      );
+    }
+  });
+});
