@@ -18,12 +18,12 @@ export async function checkJobSetup(config: JobConfig, logger: Logger): Promise<
   const { close } = buildSources(config, logger);
   await close();
   if (existsSync(config.db)) {
-    await openMirrorOrExit(config.db).close();
+    await openMirrorOrExit(config.db, config.origins.db).close();
     return;
   }
   const problem = writeProblem(dirname(config.db));
   if (problem !== undefined)
     throw new UsageError(
-      `CARDSYNC_DB: expected a mirror this user can create, cannot create ${config.db} (${problem})`,
+      `${config.origins.db}: expected a mirror this user can create, cannot create ${config.db} (${problem})`,
     );
 }

@@ -67,16 +67,17 @@ export function syncSettings(config: JobConfig): SyncSettings {
 }
 
 /**
- * Open the mirror; a file that cannot be opened or is newer than this cardsync is exit 2, one
- * whose migration waited past the busy timeout on another writer is exit 5.
+ * Open the mirror `file`, named by `origin` (`--db`, `CARDSYNC_DB`, the config file's `db`); a
+ * file that cannot be opened or is newer than this cardsync is exit 2 naming `origin`, one whose
+ * migration waited past the busy timeout on another writer is exit 5.
  */
-export function openMirrorOrExit(file: string): Mirror {
+export function openMirrorOrExit(file: string, origin: string): Mirror {
   try {
     return openMirror(file);
   } catch (error) {
     if (isMirrorBusy(error)) throw mirrorBusyExit(error);
     if (error instanceof MirrorError)
-      throw new ExitError(EXIT.USAGE, `CARDSYNC_DB: ${error.message}`);
+      throw new ExitError(EXIT.USAGE, `${origin}: ${error.message}`);
     throw error;
   }
 }

@@ -62,7 +62,7 @@ async function runOnce(
   const { sources, close } = buildSources(config, options.logger);
   const progress = options.progress ? new TerminalProgress((text) => io.stderr(text)) : undefined;
   try {
-    const mirror = openMirrorOrExit(config.db);
+    const mirror = openMirrorOrExit(config.db, config.origins.db);
     try {
       return await runNightly({
         db: mirror.db,

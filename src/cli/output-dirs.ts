@@ -11,9 +11,9 @@ import { UsageError } from './exit-codes.js';
  * when they first write, once every other input has checked out.
  */
 export function checkOutputDirs(config: JobConfig): void {
-  writable('--reports-dir / CARDSYNC_REPORTS_DIR', config.reportsDir);
+  writable(config.origins.reportsDir, config.reportsDir);
   if (config.metricsFile !== undefined)
-    writable('--metrics-file / CARDSYNC_METRICS_FILE', dirname(config.metricsFile));
+    writable(config.origins.metricsFile ?? 'CARDSYNC_METRICS_FILE', dirname(config.metricsFile));
 }
 
 function writable(key: string, dir: string): void {

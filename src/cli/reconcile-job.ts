@@ -26,7 +26,7 @@ export async function reconcileJob(
   const started = Date.now();
   let outcome: ReconcileJobOutcome;
   try {
-    const mirror = openMirrorOrExit(config.db);
+    const mirror = openMirrorOrExit(config.db, config.origins.db);
     try {
       const result = await runReconcile({
         db: mirror.db,

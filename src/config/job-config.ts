@@ -51,6 +51,18 @@ export interface JobConfig {
   readonly recon: ReconSettings;
   /** Absolute path of the Prometheus textfile written after each run; none when absent. */
   readonly metricsFile?: string;
+  /** Where each path came from, for messages: see {@link PathOrigins}. */
+  readonly origins: PathOrigins;
+}
+
+/**
+ * The flag, variable or config file key that gave each path (`--db`, `CARDSYNC_DB`, `db`), so
+ * a message names the setting to fix; the variable when the default applies.
+ */
+export interface PathOrigins {
+  readonly db: string;
+  readonly reportsDir: string;
+  readonly metricsFile?: string;
 }
 
 /** Command-line flags as text, exactly as given; a key is never one of them. */

@@ -11,26 +11,34 @@ import { resolveSyncSettings } from './sync-settings.js';
 export const DEFAULT_DB = './data/cardsync.sqlite';
 export const DEFAULT_REPORTS_DIR = './reports';
 
+/** An absolute path, and the flag, variable or config file key it came from. */
+interface PathSetting {
+  readonly path: string;
+  readonly origin: string;
+}
+
 /**
  * An absolute path: a flag over a variable (both relative to `cwd`) over the config file's
- * value (relative to the file) over the default (relative to `cwd`).
+ * value (relative to the file) over the default (relative to `cwd`, named after the variable).
  */
 function pathSetting(
   inputs: ConfigInputs,
   flag: { name: string; value: string | undefined },
   variable: string,
-  fromFile: string | undefined,
+  fromFile: { key: string; value: string | undefined },
   file: LoadedConfigFile | undefined,
   fallback: string,
-): string {
+): PathSetting {
   const fromEnv = inputs.env[variable];
   if (flag.value !== undefined) {
     if (flag.value === '') throw new ConfigError(flag.name, 'expected a path, got ""');
-    return resolve(inputs.cwd, flag.value);
+    return { path: resolve(inputs.cwd, flag.value), origin: flag.name };
   }
-  if (fromEnv !== undefined && fromEnv !== '') return resolve(inputs.cwd, fromEnv);
-  if (fromFile !== undefined && file) return resolve(file.dir, fromFile);
-  return resolve(inputs.cwd, fallback);
+  if (fromEnv !== undefined && fromEnv !== '')
+    return { path: resolve(inputs.cwd, fromEnv), origin: variable };
+  if (fromFile.value !== undefined && file)
+    return { path: resolve(file.dir, fromFile.value), origin: fromFile.key };
+  return { path: resolve(inputs.cwd, fallback), origin: variable };
 }
 
 /** Like {@link pathSetting}, for a setting that is off unless given somewhere. */
@@ -38,13 +46,13 @@ function optionalPathSetting(
   inputs: ConfigInputs,
   flag: { name: string; value: string | undefined },
   variable: string,
-  fromFile: string | undefined,
+  fromFile: { key: string; value: string | undefined },
   file: LoadedConfigFile | undefined,
-): string | undefined {
+): PathSetting | undefined {
   const given =
     flag.value !== undefined ||
     (inputs.env[variable] ?? '') !== '' ||
-    (fromFile !== undefined && file !== undefined);
+    (fromFile.value !== undefined && file !== undefined);
   return given ? pathSetting(inputs, flag, variable, fromFile, file, '') : undefined;
 }
 
@@ -75,7 +83,7 @@ export async function loadJobConfig(inputs: ConfigInputs): Promise<JobConfig> {
     inputs,
     { name: '--db', value: flags.db },
     'CARDSYNC_DB',
-    content?.db,
+    { key: 'db', value: content?.db },
     file,
     DEFAULT_DB,
   );
@@ -83,7 +91,7 @@ export async function loadJobConfig(inputs: ConfigInputs): Promise<JobConfig> {
     inputs,
     { name: '--reports-dir', value: flags.reportsDir },
     'CARDSYNC_REPORTS_DIR',
-    content?.reportsDir,
+    { key: 'reportsDir', value: content?.reportsDir },
     file,
     DEFAULT_REPORTS_DIR,
   );
@@ -91,18 +99,23 @@ export async function loadJobConfig(inputs: ConfigInputs): Promise<JobConfig> {
     inputs,
     { name: '--metrics-file', value: flags.metricsFile },
     'CARDSYNC_METRICS_FILE',
-    content?.metricsFile,
+    { key: 'metricsFile', value: content?.metricsFile },
     file,
   );
   const sync = resolveSyncSettings(flags, content?.sync ?? {}, (inputs.now ?? Date.now)());
   const recon = resolveReconSettings(flags, inputs.env, content?.recon);
   const merchants = inputs.requireUpstream ? await resolveMerchants(inputs, file) : [];
   return deepFreeze({
-    db,
-    reportsDir,
+    db: db.path,
+    reportsDir: reportsDir.path,
     merchants,
     sync,
     recon,
-    ...(metricsFile === undefined ? {} : { metricsFile }),
+    ...(metricsFile === undefined ? {} : { metricsFile: metricsFile.path }),
+    origins: {
+      db: db.origin,
+      reportsDir: reportsDir.origin,
+      ...(metricsFile === undefined ? {} : { metricsFile: metricsFile.origin }),
+    },
   });
 }

@@ -198,7 +198,7 @@ describe('cardsync run on a world with planted anomalies', () => {
     const mirror = join(f.dir, 'new-data', 'mirror.sqlite');
     for (const [args, message] of [
       [['--metrics-file', join(notes, 'x.prom'), '--db', mirror], /--metrics-file.*ENOTDIR/],
-      [['--db', notes], /CARDSYNC_DB: .*not a database/],
+      [['--db', notes], /^cardsync: --db: .*not a database/],
     ] as const) {
       const run = await runCliProcess(['run', '--reports-dir', reports, ...args], f.env);
       expect(run.code, run.stderr).toBe(2);

@@ -78,9 +78,9 @@ describe('cardsync schedule', () => {
     writeFileSync(junkCa, '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n');
     const newDb = join(f.dir, 'new-data', 'mirror.sqlite');
     for (const [args, message] of [
-      [['--db', notes], /^cardsync: CARDSYNC_DB: .*not a database/],
+      [['--db', notes], /^cardsync: --db: .*not a database/],
       [['--db', newDb, '--ca-file', junkCa], /PEM certificate/],
-      [['--db', join(notes, 'mirror.sqlite')], /^cardsync: CARDSYNC_DB: .*\(ENOTDIR\)/],
+      [['--db', join(notes, 'mirror.sqlite')], /^cardsync: --db: .*\(ENOTDIR\)/],
     ] as const) {
       const cli = startCliProcess(['schedule', '--cron', '0 2 * * *', ...args], f.env);
       // Without the check it would stay up, failing each night: give it a few seconds.

@@ -74,6 +74,31 @@ describe('cardsync sync on bad input', () => {
     });
   }
 
+  it('names the flag, variable or config file key that gave a mirror or a CA file it cannot use', async () => {
+    const notes = join(dir, 'notes.txt');
+    await writeFile(notes, 'not a database, just notes\n');
+    const junkCa = join(dir, 'junk-ca.pem');
+    await writeFile(junkCa, '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n');
+    const config = join(dir, 'cardsync.json');
+    await writeFile(config, JSON.stringify({ db: 'notes.txt' }));
+    for (const [args, env, message] of [
+      [['--db', notes], {}, /^cardsync: --db: cannot open the mirror .*notes\.txt/],
+      [[], { CARDSYNC_DB: notes }, /^cardsync: CARDSYNC_DB: cannot open the mirror/],
+      [['--config', config], { CARDSYNC_DB: '' }, /^cardsync: db: cannot open the mirror/],
+      [
+        ['--ca-file', junkCa],
+        {},
+        /^cardsync: --ca-file: expected a PEM certificate in .*junk-ca\.pem/,
+      ],
+      [[], { CARDSYNC_CA_FILE: junkCa }, /^cardsync: CARDSYNC_CA_FILE: expected a PEM certificate/],
+    ] as const) {
+      const result = await runCliProcess(['sync', ...args], { ...good, ...env });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+    }
+    expect(existsSync(db)).toBe(false);
+  });
+
   it('exits 3 when the upstream refuses the key, without printing the key', async () => {
     const result = await runCliProcess(['sync'], { ...good, CARDSYNC_API_KEY: 'sk_test_wrong' });
     expect(result.code).toBe(3);

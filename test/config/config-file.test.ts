@@ -133,6 +133,7 @@ describe('configuration from a config file (--config)', () => {
       await f.config(ONE_MERCHANT, 'etc/cardsync.json');
       const config = await f.load({ config: 'etc/cardsync.json' });
       expect(config.db).toBe(join(f.dir, 'etc', 'file.sqlite'));
+      expect(config.origins).toEqual({ db: 'db', reportsDir: 'CARDSYNC_REPORTS_DIR' });
       expect(config.merchants[0]?.baseUrl).toBe('https://solo.example.com');
       expect(config.merchants[0]?.apiKey).toBe(FILE_KEY);
     });
@@ -431,6 +432,25 @@ describe('configuration from a config file (--config)', () => {
         load([{ name: 'eu', baseUrl: 'https://a.example.com', apiKeyFile: 'keys/empty.key' }]),
         'merchants[0].apiKeyFile',
         /found it empty/,
+      );
+    });
+
+    it('refuses a caFile whose certificate does not parse, by its key', async () => {
+      await f.file(
+        'etc/junk.pem',
+        '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n',
+      );
+      await expectConfigError(
+        load([
+          {
+            name: 'eu',
+            baseUrl: 'https://a.example.com',
+            apiKeyFile: 'keys/eu.key',
+            caFile: 'junk.pem',
+          },
+        ]),
+        'merchants[0].caFile',
+        /expected a PEM certificate in .*junk\.pem, cannot parse the one it holds/,
       );
     });
 

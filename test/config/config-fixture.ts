@@ -13,10 +13,18 @@ import {
 export const SECRETS = ['sk_test_file_key_4711', 'sk_test_env_key_0815', 'sk_test_us_key_1234'];
 export const [FILE_KEY, ENV_KEY, US_KEY] = SECRETS as [string, string, string];
 
-/** A text that passes the CA check (the loader looks for the PEM header, not a parse). */
+/** A real (self-signed, P-256) CA certificate: the loader parses what a CA file holds. */
 export const PEM = [
   '-----BEGIN CERTIFICATE-----',
-  'MIIBszCCAVmgAwIBAgIUQ2FyZHN5bmMgdGVzdCBDQQ==',
+  'MIIBjjCCATOgAwIBAgIUKgyS1UVEamBUuxA1OkIuiCNxRnkwCgYIKoZIzj0EAwIw',
+  'GzEZMBcGA1UEAwwQY2FyZHN5bmMgdGVzdCBDQTAgFw0yNjExMjIxMDAyMzVaGA8y',
+  'MTI2MTAyOTEwMDIzNVowGzEZMBcGA1UEAwwQY2FyZHN5bmMgdGVzdCBDQTBZMBMG',
+  'ByqGSM49AgEGCCqGSM49AwEHA0IABEM96wG7PvnZQgfQqQDue7kebdugzylGYKb4',
+  '2h+lMcctPQytMY0hNHfc9eOA9TLqGGHZYeeSOaCS7l8xBc4hX76jUzBRMB0GA1Ud',
+  'DgQWBBQqxUal5kvPpOMUSkbBt/6PxarKMzAfBgNVHSMEGDAWgBQqxUal5kvPpOMU',
+  'SkbBt/6PxarKMzAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQDZ',
+  '0L/+EDl1at5uIaXcA8TmIbfUrZdqVn0VGPXQdpsoWQIhAKzMqxFjn+ml71TSf8+i',
+  'fT0GKMw1Gibhio95bcOAPF8L',
   '-----END CERTIFICATE-----',
   '',
 ].join('\n');

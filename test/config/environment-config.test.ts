@@ -10,6 +10,8 @@ import {
   SECRETS,
 } from './config-fixture.js';
 
+const JUNK_PEM = '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n';
+
 const BASE = { CARDSYNC_BASE_URL: 'https://issuer.example.com', CARDSYNC_API_KEY: ENV_KEY };
 
 describe('configuration from flags and environment variables (no config file)', () => {
@@ -62,6 +64,20 @@ describe('configuration from flags and environment variables (no config file)', 
     expect(merchant?.merchantId).toBe('mch_0001');
     expect(config.db).toBe(join(f.dir, 'mirror.sqlite'));
     expect(config.reportsDir).toBe('/var/reports');
+  });
+
+  it('names where each path came from: a flag, a variable, or the variable of the default', async () => {
+    const defaults = await f.load({}, BASE);
+    expect(defaults.origins).toEqual({ db: 'CARDSYNC_DB', reportsDir: 'CARDSYNC_REPORTS_DIR' });
+    const given = await f.load(
+      { db: 'flag.sqlite', metricsFile: 'm.prom' },
+      { ...BASE, CARDSYNC_REPORTS_DIR: 'r' },
+    );
+    expect(given.origins).toEqual({
+      db: '--db',
+      reportsDir: 'CARDSYNC_REPORTS_DIR',
+      metricsFile: '--metrics-file',
+    });
   });
 
   it('lets a flag override its environment variable', async () => {
@@ -287,6 +303,20 @@ describe('configuration from flags and environment variables (no config file)', 
   });
 
   describe('CA file', () => {
+    it('refuses a damaged certificate, naming the variable or flag that named the file', async () => {
+      await f.file('junk.pem', JUNK_PEM);
+      await expectConfigError(
+        f.load({}, { ...BASE, CARDSYNC_CA_FILE: 'junk.pem' }),
+        'CARDSYNC_CA_FILE',
+        /expected a PEM certificate in .*junk\.pem, cannot parse the one it holds/,
+      );
+      await expectConfigError(
+        f.load({ caFile: 'junk.pem' }, BASE),
+        '--ca-file',
+        /cannot parse the one it holds/,
+      );
+    });
+
     it('names an unreadable CA file', async () => {
       await expectConfigError(
         f.load({}, { ...BASE, CARDSYNC_CA_FILE: 'missing.pem' }),

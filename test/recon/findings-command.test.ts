@@ -115,7 +115,7 @@ describe('cardsync findings', () => {
     const result = await cli(['findings', 'list', '--db', join(temp.dir(), 'none.sqlite')]);
     expect(result.code).toBe(2);
     expect(errorLines(result.stderr)).toEqual([
-      expect.stringMatching(/^cardsync: CARDSYNC_DB: no mirror at/),
+      expect.stringMatching(/^cardsync: --db: no mirror at/),
     ]);
   });
 

@@ -68,7 +68,8 @@ export async function placeOrderAction(
 ): Promise<void> {
   await withSession(io, flags, `cards ${order.kind.toLowerCase()}`, async (session) => {
     const file = session.config.db;
-    let mirror: Mirror | undefined = existsSync(file) ? openMirrorOrExit(file) : undefined;
+    const origin = session.config.origins.db;
+    let mirror: Mirror | undefined = existsSync(file) ? openMirrorOrExit(file, origin) : undefined;
     try {
       const who = await journalMerchant(session, mirror?.db, {
         needCurrency: 'amount' in order,
@@ -76,7 +77,7 @@ export async function placeOrderAction(
       });
       if ('amount' in order && who.currency !== undefined)
         checkAmountPrecision('--amount', order.amount, who.currency);
-      mirror ??= openMirrorOrExit(file);
+      mirror ??= openMirrorOrExit(file, origin);
       const desk = new OrderDesk({
         db: mirror.db,
         api: session.api,

@@ -122,7 +122,7 @@ export async function demoAction(io: CliIo, flags: DemoFlags): Promise<void> {
 /** Import each merchant's generated order journal into the mirror; orders imported per id. */
 async function importJournals(layout: DemoLayout, merchants: readonly DemoMerchant[]) {
   const imported = new Map<string, number>();
-  const mirror = openMirrorOrExit(layout.db);
+  const mirror = openMirrorOrExit(layout.db, '--dir');
   try {
     for (const m of merchants) {
       if (m.journalFile === undefined) continue;

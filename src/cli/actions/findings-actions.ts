@@ -56,8 +56,9 @@ async function withMirror(
   work: (db: ReturnType<typeof openMirrorOrExit>['db']) => void,
 ): Promise<void> {
   const config = await loadConfig(io, { config: flags.config, db: flags.db }, false);
-  if (!existsSync(config.db)) throw new UsageError(`CARDSYNC_DB: no mirror at ${config.db}`);
-  const mirror = openMirrorOrExit(config.db);
+  if (!existsSync(config.db))
+    throw new UsageError(`${config.origins.db}: no mirror at ${config.db}`);
+  const mirror = openMirrorOrExit(config.db, config.origins.db);
   try {
     work(mirror.db);
   } catch (error) {

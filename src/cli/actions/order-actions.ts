@@ -35,7 +35,7 @@ export async function importOrdersAction(
   const journal = resolve(io.cwd, file);
   await checkReadable(journal);
   const fromEnv = io.env.CARDSYNC_MERCHANT_ID || undefined;
-  let mirror = existsSync(config.db) ? openMirrorOrExit(config.db) : undefined;
+  let mirror = existsSync(config.db) ? openMirrorOrExit(config.db, config.origins.db) : undefined;
   try {
     const merchantId = chooseImportMerchant({
       flag: flags.merchant,
@@ -43,7 +43,7 @@ export async function importOrdersAction(
       fromEnv,
       mirrored: mirror ? mirroredMerchants(mirror.db) : [],
     });
-    mirror ??= openMirrorOrExit(config.db);
+    mirror ??= openMirrorOrExit(config.db, config.origins.db);
     let result: ImportResult;
     try {
       result = await importOrderFile(mirror.db, { file: journal, merchantId });
@@ -122,7 +122,7 @@ function importExit(io: CliIo, error: unknown, merchantId: string, json: boolean
 /** The body of `cardsync orders settle`: resend the orders journaled SUBMITTED. */
 export async function settleOrdersAction(io: CliIo, flags: SettleFlags): Promise<void> {
   await withSession(io, flags, 'orders settle', async (session) => {
-    const mirror = openMirrorOrExit(session.config.db);
+    const mirror = openMirrorOrExit(session.config.db, session.config.origins.db);
     try {
       const who = await journalMerchant(session, mirror.db, {
         needCurrency: false,

@@ -17,7 +17,8 @@ export async function reconcileAction(io: CliIo, flags: ReconcileFlags): Promise
     { config: flags.config, db: flags.db, ...reconConfigFlags(flags) },
     false,
   );
-  if (!existsSync(config.db)) throw new UsageError(`CARDSYNC_DB: no mirror at ${config.db}`);
+  if (!existsSync(config.db))
+    throw new UsageError(`${config.origins.db}: no mirror at ${config.db}`);
   checkOutputDirs(config);
   const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
   try {

@@ -44,7 +44,7 @@ async function syncFromFlags(
   const progress =
     io.stderrIsTTY && flags.progress ? new TerminalProgress((text) => io.stderr(text)) : undefined;
   try {
-    const mirror = openMirrorOrExit(config.db);
+    const mirror = openMirrorOrExit(config.db, config.origins.db);
     try {
       const result = await runSync({
         db: mirror.db,
