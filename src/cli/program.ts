@@ -59,13 +59,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.OK;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (
-        error.code === 'commander.helpDisplayed' ||
-        error.code === 'commander.version' ||
-        error.code === 'commander.help'
-      ) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version')
         return EXIT.OK;
-      }
+      // Help commander shows unasked (no command, `cards` without its subcommand, `help bogus`)
+      // went to stderr with exit code 1: a usage error. `help` and `help <command>` asked for it.
+      if (error.code === 'commander.help') return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
       // Commander already printed its one-line message.
       return EXIT.USAGE;
     }
