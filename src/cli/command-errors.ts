@@ -1,7 +1,9 @@
 import { UpstreamError } from '../api/index.js';
+import type { MerchantSource } from '../config/index.js';
 import { OrderDeskError } from '../journal/order-desk-error.js';
 import { EXIT, ExitError } from './exit-codes.js';
 import { isMirrorBusy, mirrorBusyExit } from './mirror-busy.js';
+import { refusedKeyMessage } from './refused-key.js';
 
 /**
  * The exit a card, balance or orders command ends with for `error`: the upstream's 401 → 3;
@@ -10,14 +12,12 @@ import { isMirrorBusy, mirrorBusyExit } from './mirror-busy.js';
  * re-run settles it); an order the desk refused before sending → 2; a mirror held by another
  * writer past busy_timeout → 5. Anything else is returned as is (an internal error).
  */
-export function commandExit(error: unknown, what: string, source: string): unknown {
+export function commandExit(error: unknown, what: string, merchant: MerchantSource): unknown {
   if (error instanceof ExitError) return error;
   if (error instanceof UpstreamError) {
     switch (error.code) {
       case 'UPSTREAM_UNAUTHORIZED':
-        return new ExitError(EXIT.UNAUTHORIZED, `the upstream refused the key of ${source} (401)`, {
-          cause: error,
-        });
+        return new ExitError(EXIT.UNAUTHORIZED, refusedKeyMessage(merchant), { cause: error });
       case 'UPSTREAM_REJECTED':
         return new ExitError(EXIT.REJECTED, `${what}: ${error.message}`, { cause: error });
       case 'UPSTREAM_ABORTED':

@@ -1,6 +1,7 @@
+import type { MerchantSource } from '../config/index.js';
 import type { OrderOutcome } from '../journal/order-desk.js';
-
 import { EXIT, ExitError } from './exit-codes.js';
+import { refusedKeyMessage } from './refused-key.js';
 
 /** An order's outcome as `--json` prints it. */
 export function outcomeJson(outcome: OrderOutcome, merchantId: string): Record<string, unknown> {
@@ -41,7 +42,10 @@ export function acceptedLine(outcome: OrderOutcome): string {
  * How a command ends for an order that was not accepted: a refusal exits 7 (3 for the key),
  * an unknown outcome 4 with the way to settle it; undefined for an accepted order.
  */
-export function outcomeExit(outcome: OrderOutcome, source: string): ExitError | undefined {
+export function outcomeExit(
+  outcome: OrderOutcome,
+  merchant: MerchantSource,
+): ExitError | undefined {
   const { kind, merchantOrderNo: ref, error } = outcome;
   if (outcome.state === 'ACCEPTED') return undefined;
   if (outcome.state === 'SUBMITTED') {
@@ -49,7 +53,7 @@ export function outcomeExit(outcome: OrderOutcome, source: string): ExitError | 
       error?.code === 'UPSTREAM_ABORTED'
         ? 'interrupted'
         : error?.code === 'UPSTREAM_UNAUTHORIZED'
-          ? `the upstream refused the key of ${source} (401)`
+          ? refusedKeyMessage(merchant)
           : `upstream unavailable: ${error?.message ?? 'no answer'}`;
     return new ExitError(
       error?.code === 'UPSTREAM_UNAUTHORIZED' ? EXIT.UNAUTHORIZED : EXIT.SYNC_INCOMPLETE,
@@ -59,7 +63,7 @@ export function outcomeExit(outcome: OrderOutcome, source: string): ExitError | 
   if (outcome.errorCode === 'UNAUTHORIZED')
     return new ExitError(
       EXIT.UNAUTHORIZED,
-      `the upstream refused the key of ${source} (401); ${kind} ${ref} was not taken (journaled REJECTED UNAUTHORIZED; run it again once the key is right)`,
+      `${refusedKeyMessage(merchant)}; ${kind} ${ref} was not taken (journaled REJECTED UNAUTHORIZED; run it again once the key is right)`,
     );
   return new ExitError(
     EXIT.REJECTED,

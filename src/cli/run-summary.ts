@@ -1,6 +1,8 @@
+import type { MerchantSource } from '../config/index.js';
 import type { NightlyRunResult } from '../runner/nightly-run.js';
 import { EXIT } from './exit-codes.js';
 import { formatReconcileSummary, reconcileJson } from './reconcile-summary.js';
+import { refusedKeyMessage } from './refused-key.js';
 import { formatSyncSummary } from './sync-summary.js';
 
 /** The machine summary of a nightly run (`cardsync run --json`). */
@@ -25,15 +27,19 @@ export function formatRunSummary(result: NightlyRunResult, mirrorFile: string): 
   return `${formatSyncSummary(result.sync, mirrorFile)}${reconcile}`;
 }
 
-/** The one line a run that did not end 0 leaves on stderr. */
-export function runExitMessage(result: NightlyRunResult, failOn: string | undefined): string {
+/** The one line a run that did not end 0 leaves on stderr; `merchants` are the configured ones. */
+export function runExitMessage(
+  result: NightlyRunResult,
+  failOn: string | undefined,
+  merchants: readonly MerchantSource[],
+): string {
   const stopped = result.sync.merchants.find((m) => m.error);
   const reconciled = result.reconcile
     ? 'the reconciliation ran on what the mirror holds, and its reports say the data is incomplete'
     : 'not reconciled';
   switch (result.exitCode) {
     case EXIT.UNAUTHORIZED:
-      return `the upstream refused the key of ${stopped?.source ?? 'a merchant'} (401); ${reconciled}`;
+      return `${refusedKeyMessage(merchants.find((m) => m.name === stopped?.source))}; ${reconciled}`;
     case EXIT.SYNC_INCOMPLETE:
       return result.sync.outcome === 'interrupted'
         ? `run interrupted; finished windows are committed and the next run resumes; ${reconciled}`

@@ -14,7 +14,7 @@ export async function withSession(
   try {
     await work(session);
   } catch (error) {
-    throw commandExit(error, what, session.merchant.name);
+    throw commandExit(error, what, session.merchant);
   } finally {
     await session.close();
   }

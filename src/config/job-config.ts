@@ -16,6 +16,12 @@ export interface MerchantSource {
   readonly apiKey: string;
   /** Where the key came from, safe to log: `file /etc/cardsync/eu.key`, `env CARDSYNC_US_KEY`. */
   readonly keySource: string;
+  /**
+   * The setting an operator renews the key through, for messages (a 401): `the file
+   * CARDSYNC_API_KEY_FILE names`, `the file merchants[0].apiKeyFile names`, `CARDSYNC_API_KEY`,
+   * `CARDSYNC_US_KEY (merchants[1].apiKeyEnv)`. Never the key, nor a key file's path.
+   */
+  readonly keyOrigin: string;
   /** PEM text read from `caFile`: an extra trusted CA for the upstream's certificate. */
   readonly ca?: string;
   /** Absolute path of the CA file. */

@@ -114,6 +114,12 @@ function draftsFromFile(
   });
 }
 
+/** {@link MerchantSource.keyOrigin} of `spec`. */
+function keyOrigin({ key, from, ref }: KeySpec): string {
+  if (from === 'file') return `the file ${key} names`;
+  return key === ref ? key : `${ref} (${key})`;
+}
+
 async function resolveDraft(draft: Draft, env: ConfigInputs['env']): Promise<MerchantSource> {
   if (!draft.baseUrl) {
     throw new ConfigError(
@@ -143,6 +149,7 @@ async function resolveDraft(draft: Draft, env: ConfigInputs['env']): Promise<Mer
     name: draft.name,
     baseUrl,
     keySource: `${from} ${ref}`,
+    keyOrigin: keyOrigin(draft.apiKey),
     ...(ca === undefined ? {} : { ca, caFile }),
     ...(merchantId ? { merchantId: merchantId.value } : {}),
   };

@@ -287,7 +287,9 @@ describe('cardsync cards orders, journaled', () => {
     const result = await cli(['cards', 'freeze', card], { CARDSYNC_API_KEY: 'sk_test_wrong_key' });
     expect(result.code).toBe(3);
     expect(messages(result.stderr)).toEqual([
-      expect.stringMatching(/refused the key of default \(401\)/),
+      expect.stringMatching(
+        /^cardsync: the upstream refused the key of default \(401\), read from CARDSYNC_API_KEY; FREEZE /,
+      ),
     ]);
     expect(result.stderr + result.stdout).not.toContain('sk_test_wrong_key');
   });

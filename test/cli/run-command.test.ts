@@ -163,6 +163,9 @@ describe('cardsync run on a world with planted anomalies', () => {
       CARDSYNC_API_KEY: 'sk_test_wrong',
     });
     expect(run.code, run.stderr).toBe(3);
+    expect(messageLines(run.stderr)).toEqual([
+      'cardsync: the upstream refused the key of default (401), read from CARDSYNC_API_KEY; the reconciliation ran on what the mirror holds, and its reports say the data is incomplete',
+    ]);
     expect(run.stdout + run.stderr).not.toContain('sk_test_wrong');
     const result = JSON.parse(run.stdout) as RunJson;
     expect(result.sync.outcome).toBe('unauthorized');

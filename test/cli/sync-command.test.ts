@@ -99,11 +99,30 @@ describe('cardsync sync on bad input', () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('exits 3 when the upstream refuses the key, without printing the key', async () => {
+  it('exits 3 when the upstream refuses the key, naming where it was read but not the key', async () => {
     const result = await runCliProcess(['sync'], { ...good, CARDSYNC_API_KEY: 'sk_test_wrong' });
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/refused the key/);
+    expect(
+      result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('{')),
+    ).toEqual([
+      'cardsync: the upstream refused the key of default (401), read from CARDSYNC_API_KEY',
+    ]);
     expect(result.stderr + result.stdout).not.toContain('sk_test_wrong');
+    const keyFile = join(dir, 'wrong.key');
+    await writeFile(keyFile, 'sk_test_wrong_in_a_file\n');
+    const fromFile = await runCliProcess(['sync'], {
+      ...good,
+      CARDSYNC_API_KEY: '',
+      CARDSYNC_API_KEY_FILE: keyFile,
+    });
+    expect(fromFile.code).toBe(3);
+    expect(fromFile.stderr).toContain(
+      'cardsync: the upstream refused the key of default (401), read from the file CARDSYNC_API_KEY_FILE names\n',
+    );
+    expect(fromFile.stderr + fromFile.stdout).not.toContain('sk_test_wrong_in_a_file');
   });
 
   it('syncs and prints a JSON result with --json, exit 0', async () => {

@@ -65,12 +65,17 @@ describe('configuration from a config file (--config)', () => {
       name: 'eu-main',
       baseUrl: 'https://eu.example.com',
       keySource: `file ${join(etc, 'keys', 'eu.key')}`,
+      keyOrigin: 'the file merchants[0].apiKeyFile names',
       caFile: join(etc, 'ca.pem'),
       ca: PEM,
       merchantId: 'mch_eu',
     });
     expect(eu?.apiKey).toBe(FILE_KEY);
-    expect(us).toMatchObject({ name: 'us', keySource: 'env CARDSYNC_US_KEY' });
+    expect(us).toMatchObject({
+      name: 'us',
+      keySource: 'env CARDSYNC_US_KEY',
+      keyOrigin: 'CARDSYNC_US_KEY (merchants[1].apiKeyEnv)',
+    });
     expect(us?.apiKey).toBe(US_KEY);
     expect(us?.ca).toBeUndefined();
   });
@@ -145,6 +150,7 @@ describe('configuration from a config file (--config)', () => {
       const config = await f.load({ config: 'cardsync.json' }, { CARDSYNC_API_KEY: ENV_KEY });
       expect(config.merchants[0]?.apiKey).toBe(ENV_KEY);
       expect(config.merchants[0]?.keySource).toBe('env CARDSYNC_API_KEY');
+      expect(config.merchants[0]?.keyOrigin).toBe('CARDSYNC_API_KEY');
     });
 
     it('--since overrides sync.since', async () => {

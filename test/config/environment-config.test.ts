@@ -37,6 +37,7 @@ describe('configuration from flags and environment variables (no config file)', 
     expect(merchant?.baseUrl).toBe('https://issuer.example.com');
     expect(merchant?.apiKey).toBe(ENV_KEY);
     expect(merchant?.keySource).toBe('env CARDSYNC_API_KEY');
+    expect(merchant?.keyOrigin).toBe('CARDSYNC_API_KEY');
     expect(merchant?.ca).toBeUndefined();
     expect(merchant?.merchantId).toBeUndefined();
   });
@@ -59,6 +60,7 @@ describe('configuration from flags and environment variables (no config file)', 
     expect(merchant?.baseUrl).toBe('https://issuer.example.com/v1');
     expect(merchant?.apiKey).toBe(FILE_KEY);
     expect(merchant?.keySource).toBe(`file ${keyFile}`);
+    expect(merchant?.keyOrigin).toBe('the file CARDSYNC_API_KEY_FILE names');
     expect(merchant?.ca).toBe(PEM);
     expect(merchant?.caFile).toBe(caFile);
     expect(merchant?.merchantId).toBe('mch_0001');

@@ -91,7 +91,7 @@ export async function placeOrderAction(
       });
       if (flags.json) io.stdout(`${JSON.stringify(outcomeJson(outcome, who.merchantId))}\n`);
       else if (outcome.state === 'ACCEPTED') io.stdout(acceptedLine(outcome));
-      const exit = outcomeExit(outcome, session.merchant.name);
+      const exit = outcomeExit(outcome, session.merchant);
       if (exit) throw exit;
     } finally {
       await mirror?.close();

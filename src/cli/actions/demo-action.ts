@@ -91,7 +91,7 @@ export async function demoAction(io: CliIo, flags: DemoFlags): Promise<void> {
       if (!run?.reconcile) {
         throw new ExitError(
           outcome.exitCode === EXIT.OK ? EXIT.SYNC_INCOMPLETE : outcome.exitCode,
-          `demo stopped: ${run ? runExitMessage(run, undefined) : 'the nightly job did not run'}`,
+          `demo stopped: ${run ? runExitMessage(run, undefined, config.merchants) : 'the nightly job did not run'}`,
         );
       }
       const summary = {
@@ -110,7 +110,7 @@ export async function demoAction(io: CliIo, flags: DemoFlags): Promise<void> {
         flags.json ? `${JSON.stringify(demoJson(summary))}\n` : formatDemoSummary(summary, io.cwd),
       );
       if (outcome.exitCode !== EXIT.OK)
-        throw new ExitError(outcome.exitCode, runExitMessage(run, undefined));
+        throw new ExitError(outcome.exitCode, runExitMessage(run, undefined, config.merchants));
     } finally {
       await sandbox.close();
     }

@@ -152,7 +152,7 @@ export async function settleOrdersAction(io: CliIo, flags: SettleFlags): Promise
       const open = outcomes.find((o) => o.state === 'SUBMITTED');
       const left = refs.length - outcomes.length;
       if (open) {
-        const exit = outcomeExit(open, session.merchant.name);
+        const exit = outcomeExit(open, session.merchant);
         if (exit) throw exit;
       }
       if (left > 0)

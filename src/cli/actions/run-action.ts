@@ -25,7 +25,7 @@ export async function runAction(io: CliIo, flags: RunFlags): Promise<void> {
       );
     if (outcome.error) throw outcome.error;
     if (result && outcome.exitCode !== 0)
-      throw new ExitError(outcome.exitCode, runExitMessage(result, flags.failOn));
+      throw new ExitError(outcome.exitCode, runExitMessage(result, flags.failOn, config.merchants));
   } finally {
     logger.flush();
   }

@@ -1,3 +1,4 @@
+import type { MerchantSource } from '../../config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { MirrorError } from '../../mirror/mirror-error.js';
 import { runSync } from '../../sync/run-sync.js';
@@ -8,6 +9,7 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { startHeapCeiling } from '../heap-ceiling.js';
 import { buildSources, loadConfig, openMirrorOrExit, syncSettings } from '../job-setup.js';
 import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
+import { refusedKeyMessage } from '../refused-key.js';
 import { formatSyncSummary } from '../sync-summary.js';
 import { TerminalProgress } from '../terminal-progress.js';
 
@@ -57,7 +59,7 @@ async function syncFromFlags(
         exitCodes: SYNC_EXIT_CODES,
       });
       progress?.finish();
-      return { result, mirrorFile: config.db, message: outcomeMessage(result) };
+      return { result, mirrorFile: config.db, message: outcomeMessage(result, config.merchants) };
     } catch (error) {
       progress?.finish();
       if (error instanceof MirrorError && error.code === 'MIRROR_LOCKED')
@@ -73,11 +75,11 @@ async function syncFromFlags(
   }
 }
 
-function outcomeMessage(result: SyncResult): string {
+function outcomeMessage(result: SyncResult, merchants: readonly MerchantSource[]): string {
   const stopped = result.merchants.find((m) => m.error);
   switch (result.outcome) {
     case 'unauthorized':
-      return `the upstream refused the key of ${stopped?.source ?? 'a merchant'} (401)`;
+      return refusedKeyMessage(merchants.find((m) => m.name === stopped?.source));
     case 'interrupted':
       return 'sync interrupted; finished windows are committed and the next run resumes';
     case 'incomplete':
