@@ -19,29 +19,24 @@ export interface WriteCounts {
   unchanged: number;
 }
 
-// Positional parameters: binding by name costs a lookup per parameter on the hot path.
-const UPSERT = `
-INSERT INTO transactions (transaction_id, merchant_id, card_id, trade_no, type, status, amount,
-  amount_minor, fee, fee_minor, currency, merchant_name, created_at, first_seen_at, updated_at,
-  updated_run_id)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (transaction_id) DO UPDATE SET
-  merchant_id = excluded.merchant_id, card_id = excluded.card_id, trade_no = excluded.trade_no,
-  type = excluded.type, status = excluded.status, amount = excluded.amount,
-  amount_minor = excluded.amount_minor, fee = excluded.fee, fee_minor = excluded.fee_minor,
-  currency = excluded.currency, merchant_name = excluded.merchant_name,
-  created_at = excluded.created_at, updated_at = excluded.updated_at,
-  updated_run_id = excluded.updated_run_id
-WHERE transactions.status IS NOT excluded.status OR transactions.amount IS NOT excluded.amount
-  OR transactions.fee IS NOT excluded.fee OR transactions.card_id IS NOT excluded.card_id
-  OR transactions.trade_no IS NOT excluded.trade_no OR transactions.type IS NOT excluded.type
-  OR transactions.currency IS NOT excluded.currency
-  OR transactions.merchant_name IS NOT excluded.merchant_name
-  OR transactions.created_at IS NOT excluded.created_at
-  OR transactions.merchant_id IS NOT excluded.merchant_id
-RETURNING rowid`;
+/**
+ * The columns a read sets, in the order of {@link TransactionWriter}'s `written` values; an
+ * update compares the same ones. Positional parameters: binding by name costs a lookup per
+ * parameter on the hot path.
+ */
+const WRITTEN = `merchant_id, card_id, trade_no, type, status, amount, amount_minor, fee, fee_minor,
+  currency, merchant_name, created_at`;
+const WRITTEN_VALUES = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
 
-const HIGHEST_ROWID = 'SELECT coalesce(max(rowid), 0) FROM transactions';
+const INSERT = `
+INSERT INTO transactions (transaction_id, ${WRITTEN}, first_seen_at, updated_at, updated_run_id)
+VALUES (?, ${WRITTEN_VALUES}, ?, ?, ?)
+ON CONFLICT (transaction_id) DO NOTHING`;
+
+/** A row the mirror holds, when a written column differs; its first seen time is kept. */
+const UPDATE = `
+UPDATE transactions SET (${WRITTEN}) = (${WRITTEN_VALUES}), updated_at = ?, updated_run_id = ?
+WHERE transaction_id = ? AND (${WRITTEN}) IS NOT (${WRITTEN_VALUES})`;
 
 /**
  * What the mirror holds of a merchant's transactions created within a span, in the order of
@@ -75,43 +70,49 @@ type StoredTransaction = [
  *
  * A batch is first compared with what the mirror holds over the span of its `createdAt`s, so
  * a re-read window (the nightly lookback) costs one range read instead of a lookup per row. A
- * row not found there as it was read (new, changed, or past the read's limit) goes through the
- * upsert, which decides for itself; so the comparison saves work and never decides a write.
+ * row not found there as it was read (new, changed, or past the read's limit) goes to the
+ * insert, and to the update when the mirror holds its id already; so the comparison saves work
+ * and never decides a write.
+ *
+ * Two statements rather than one `INSERT … ON CONFLICT DO UPDATE … RETURNING`: SQLite runs an
+ * upsert whose update fires a trigger (or that returns rows, which it does with a trigger) in a
+ * statement journal, copying every page it touches before changing it, while a one-row insert
+ * with no trigger of its own needs none. Measured, new
+ * rows into a fresh mirror in commits of 10,000: 200k took 2.6 s of CPU instead of 4.1 s, and
+ * 1M 17.5 s instead of 24.5 s.
  */
 export class TransactionWriter {
-  readonly #upsert: Statement;
-  readonly #highestRowid: Statement;
+  readonly #insert: Statement;
+  readonly #update: Statement;
   readonly #storedInSpan: Statement;
 
   constructor(db: SqliteDatabase) {
-    this.#upsert = db.prepare(UPSERT).pluck().safeIntegers(false);
-    this.#highestRowid = db.prepare(HIGHEST_ROWID).pluck();
+    this.#insert = db.prepare(INSERT);
+    this.#update = db.prepare(UPDATE);
     this.#storedInSpan = db.prepare(STORED_IN_SPAN).raw(true);
   }
 
   /**
    * Write `rows`; call inside the caller's transaction so a window commits whole.
    *
-   * Inserted is told from updated without a lookup of its own: SQLite gives a new row a rowid
-   * above every rowid in the table (rows are never deleted), so a written row whose rowid is
-   * above the highest seen so far was inserted, even when a window holds two versions of it.
+   * The insert does nothing only when the mirror holds the id (its conflict clause names the
+   * primary key alone; any other failure throws), so a row the update leaves alone is unchanged.
    */
   write(rows: Iterable<Transaction>, context: WriteContext): WriteCounts {
     const counts: WriteCounts = { inserted: 0, updated: 0, unchanged: 0 };
     const batch = Array.isArray(rows) ? (rows as readonly Transaction[]) : [...rows];
     if (batch.length === 0) return counts;
     const stored = this.#stored(batch, context.merchantId);
-    let highest = this.#highestRowid.get() as number;
     for (const row of batch) {
       if (sameAsStored(stored.get(row.transactionId), row)) {
         counts.unchanged += 1;
         continue;
       }
-      // The mirror may now hold this version: a later copy in the batch goes to the upsert.
+      // The mirror may now hold this version: a later copy in the batch is written again.
       stored.delete(row.transactionId);
-      const rowid = this.#upsert.get(
-        row.transactionId,
-        context.merchantId,
+      const { merchantId, observedAt, runId } = context;
+      const written = [
+        merchantId,
         row.cardId,
         row.tradeNo,
         row.type,
@@ -123,15 +124,13 @@ export class TransactionWriter {
         row.currency,
         row.merchantName,
         row.createdAt,
-        context.observedAt,
-        context.observedAt,
-        context.runId,
-      ) as number | undefined;
-      if (rowid === undefined) counts.unchanged += 1;
-      else if (rowid > highest) {
+      ];
+      const id = row.transactionId;
+      if (this.#insert.run(id, written, observedAt, observedAt, runId).changes > 0)
         counts.inserted += 1;
-        highest = rowid;
-      } else counts.updated += 1;
+      else if (this.#update.run(written, observedAt, runId, id, written).changes > 0)
+        counts.updated += 1;
+      else counts.unchanged += 1;
     }
     return counts;
   }
