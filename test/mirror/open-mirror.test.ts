@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { MirrorDatabase } from '../../src/mirror/mirror-schema.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
@@ -248,6 +249,25 @@ describe('openMirror', () => {
     expect(mirror.file).toBe(join(temp.dir(), 'nested/dir/mirror.sqlite'));
     expect(mirror.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(mirror.db.pragma('busy_timeout', { simple: true })).toBe(10_000);
+  });
+
+  it('creates a new mirror with 16 KiB pages and checkpoints its WAL at 128 MiB', () => {
+    const mirror = temp.open();
+    expect(mirror.db.pragma('page_size', { simple: true })).toBe(16_384);
+    expect(mirror.db.pragma('wal_autocheckpoint', { simple: true })).toBe(8_192);
+    expect(mirror.db.pragma('journal_size_limit', { simple: true })).toBe(128 * 1024 * 1024);
+  });
+
+  it('keeps the page size of a mirror created before, with the same checkpoint bytes', () => {
+    const file = join(temp.dir(), 'older.sqlite');
+    const older = new Database(file);
+    older.pragma('page_size = 4096');
+    older.exec('CREATE TABLE made_before (x)');
+    older.close();
+    const mirror = temp.open('older.sqlite');
+    expect(mirror.db.pragma('page_size', { simple: true })).toBe(4_096);
+    expect(mirror.db.pragma('wal_autocheckpoint', { simple: true })).toBe(32_768);
+    expect(mirror.migration.to).toBeGreaterThan(0);
   });
 
   it('takes the busy timeout from the options', async () => {
