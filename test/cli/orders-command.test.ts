@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliProcess } from '../support/cli-process.js';
@@ -122,7 +122,8 @@ describe('cardsync orders import', () => {
       '  line 5: submittedAt: expected an ISO 8601 date-time with a zone (2026-11-21T02:00:00.000Z), got "yesterday"',
       'cardsync: refused bad.csv: 2 offending lines; nothing was imported',
     ]);
-    expect(orderCount(db)).toBe(0);
+    // The mirror did not exist: none is left behind, nor the file the import was staged in.
+    expect(readdirSync(dir).filter((name) => name.includes(basename(db)))).toEqual([]);
     const json = await runCliProcess(
       ['orders', 'import', file, '--merchant', usd.merchantId, '--json'],
       env,
@@ -137,6 +138,16 @@ describe('cardsync orders import', () => {
         { line: 5, field: 'submittedAt' },
       ],
     });
+    expect(existsSync(db)).toBe(false);
+    // A file that imports creates the mirror, and nothing beside it.
+    await writeFile(
+      file,
+      [HEADER, 'ok-3,DEPOSIT,card_1,,1.00,USD,2026-11-20T10:00:00Z,ord_3', ''].join('\r\n'),
+    );
+    const good = await runCliProcess(['orders', 'import', file, '--merchant', usd.merchantId], env);
+    expect(good.code).toBe(0);
+    expect(readdirSync(dir).filter((name) => name.includes(basename(db)))).toEqual([basename(db)]);
+    expect(orderCount(db)).toBe(1);
   });
 
   it('exits 2 naming the file when it cannot be read, before the mirror or its folder is created', async () => {

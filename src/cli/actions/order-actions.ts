@@ -1,11 +1,12 @@
-import { existsSync } from 'node:fs';
+import { existsSync, linkSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../../config/index.js';
 import { readConfigFile } from '../../config/read-config-file.js';
 import { OrderDesk, type OrderOutcome } from '../../journal/order-desk.js';
 import { type ImportResult, importOrderFile } from '../../journal/order-import.js';
 import { OrderImportError } from '../../journal/order-import-error.js';
+import { type Mirror, openMirror } from '../../mirror/open-mirror.js';
 import type { SqliteDatabase } from '../../mirror/sqlite-database.js';
 import type { CliIo } from '../cli-io.js';
 import type { ImportFlags, SettleFlags } from '../commands/orders-command.js';
@@ -43,17 +44,76 @@ export async function importOrdersAction(
       fromEnv,
       mirrored: mirror ? mirroredMerchants(mirror.db) : [],
     });
-    mirror ??= openMirrorOrExit(config.db, config.origins.db);
+    const imported = mirror
+      ? undefined
+      : await importIntoNewMirror(config, journal, merchantId, io, flags.json);
     let result: ImportResult;
-    try {
-      result = await importOrderFile(mirror.db, { file: journal, merchantId });
-    } catch (error) {
-      throw importExit(io, error, merchantId, flags.json);
+    if (imported) result = imported;
+    else {
+      mirror ??= openMirrorOrExit(config.db, config.origins.db);
+      try {
+        result = await importOrderFile(mirror.db, { file: journal, merchantId });
+      } catch (error) {
+        throw importExit(io, error, merchantId, flags.json);
+      }
     }
     io.stdout(flags.json ? `${JSON.stringify(result)}\n` : importText(result));
   } finally {
     await mirror?.close();
   }
+}
+
+/**
+ * Import `journal` into a mirror that does not exist yet, so that a refused file leaves none
+ * behind: into a new file beside `target`, linked to `target` once the import is done (a link
+ * fails rather than replace a mirror another process created meanwhile). Returns undefined when
+ * one was, for the caller to import into it.
+ */
+async function importIntoNewMirror(
+  config: { readonly db: string; readonly origins: { readonly db: string } },
+  journal: string,
+  merchantId: string,
+  io: CliIo,
+  json: boolean,
+): Promise<ImportResult | undefined> {
+  const target = config.db;
+  const scratch = join(dirname(target), `.${basename(target)}.import-${process.pid}`);
+  removeMirrorFiles(scratch);
+  try {
+    let mirror: Mirror;
+    try {
+      mirror = openMirror(scratch);
+    } catch (error) {
+      const reason = ((error as Error).cause as Error | undefined)?.message;
+      throw new ExitError(
+        EXIT.USAGE,
+        `${config.origins.db}: cannot create the mirror ${target}${reason ? `: ${reason}` : ''}`,
+      );
+    }
+    let result: ImportResult;
+    try {
+      result = await importOrderFile(mirror.db, { file: journal, merchantId });
+    } catch (error) {
+      throw importExit(io, error, merchantId, json);
+    } finally {
+      // The last connection to close folds the WAL into the file and removes it.
+      await mirror.close();
+    }
+    try {
+      linkSync(scratch, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+      throw error;
+    }
+    return result;
+  } finally {
+    removeMirrorFiles(scratch);
+  }
+}
+
+function removeMirrorFiles(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal'])
+    rmSync(`${file}${suffix}`, { force: true });
 }
 
 /**
