@@ -1,4 +1,4 @@
-import { existsSync, linkSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../../config/index.js';
@@ -16,6 +16,7 @@ import { loadConfig, openMirrorOrExit } from '../job-setup.js';
 import { journalMerchant } from '../journal-merchant.js';
 import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 import { outcomeExit, outcomeJson } from '../order-outcome-output.js';
+import { placeNewFile } from '../place-new-file.js';
 import { withSession } from '../with-session.js';
 
 /** The body of `cardsync orders import`: import a journal file, all rows or none. */
@@ -100,7 +101,7 @@ async function importIntoNewMirror(
       await mirror.close();
     }
     try {
-      linkSync(scratch, target);
+      placeNewFile(scratch, target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
       throw error;
