@@ -66,9 +66,9 @@ export async function importOrdersAction(
 
 /**
  * Import `journal` into a mirror that does not exist yet, so that a refused file leaves none
- * behind: into a new file beside `target`, linked to `target` once the import is done (a link
- * fails rather than replace a mirror another process created meanwhile). Returns undefined when
- * one was, for the caller to import into it.
+ * behind: into a new file beside `target`, put in place once the import is done
+ * ({@link placeNewFile}, which never replaces a mirror another process created meanwhile).
+ * Returns undefined when one was, for the caller to import into it.
  */
 async function importIntoNewMirror(
   config: { readonly db: string; readonly origins: { readonly db: string } },
