@@ -77,9 +77,8 @@ type StoredTransaction = [
  * Two statements rather than one `INSERT … ON CONFLICT DO UPDATE … RETURNING`: SQLite runs an
  * upsert whose update fires a trigger (or that returns rows, which it does with a trigger) in a
  * statement journal, copying every page it touches before changing it, while a one-row insert
- * with no trigger of its own needs none. Measured, new
- * rows into a fresh mirror in commits of 10,000: 200k took 2.6 s of CPU instead of 4.1 s, and
- * 1M 17.5 s instead of 24.5 s.
+ * with no trigger of its own needs none. Measured, new rows into a fresh mirror in commits of
+ * 10,000: 200k took 2.6 s of CPU instead of 4.1 s, and 1M 17.5 s instead of 24.5 s.
  */
 export class TransactionWriter {
   readonly #insert: Statement;
