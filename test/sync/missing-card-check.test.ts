@@ -26,12 +26,14 @@ function twoMerchants() {
   const second = context('run-2', '2026-02-02T02:00:00.000Z', A);
   const ofA = ['a-1', 'a-2', 'a-gone'].map((cardId) => card({ cardId, merchantId: A }));
   const ofB = ['b-1', 'b-2', 'b-3'].map((cardId) => card({ cardId, merchantId: B }));
-  let n = 0;
-  const named = (merchantId: string, ...cardIds: string[]) =>
-    transactions.write(
-      cardIds.map((cardId) => transaction({ transactionId: `tx-${(n += 1)}`, cardId })),
-      first(merchantId),
+  let written = 0;
+  const named = (merchantId: string, ...cardIds: string[]) => {
+    const rows = cardIds.map((cardId, i) =>
+      transaction({ transactionId: `tx-${written + i}`, cardId }),
     );
+    written += rows.length;
+    transactions.write(rows, first(merchantId));
+  };
   mirror.db.transaction(() => {
     cards.write(ofA, first(A));
     cards.write(ofB, first(B));
