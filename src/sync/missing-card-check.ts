@@ -6,16 +6,29 @@ import type { MerchantSyncContext } from './sync-context.js';
 import type { MissingCardCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
 
-/** The cards this run's lists showed, of every merchant synced so far: one pass over `cards`. */
-export const LISTED_THIS_RUN = 'SELECT card_id FROM cards WHERE last_seen_run_id = ?';
+/**
+ * The cards to ask about (parameters: the run, the merchant): those a transaction of the
+ * merchant names that no card list of this run showed. The distinct card ids come from a scan of the card index
+ * alone (about 0.1 s a million transactions); each is looked up in `cards`, and only those no
+ * list of this run showed (normally none; when several merchants are synced, the first ones see
+ * the later ones' cards here, listed by the last run, not yet by this one) are looked up through
+ * their own index entries for a transaction of the merchant. Both lookups name the index rather
+ * than leave it to the query planner: without statistics (a mirror that was only ever synced,
+ * never reconciled) SQLite chose the merchant's time index for the second one, scanning every
+ * transaction of the merchant for each such card (268 s for 10,000 cards against 150,000
+ * transactions). Nothing is held in memory but the answer.
+ */
+export const CARDS_TO_ASK = `
+SELECT d.card_id AS cardId
+FROM (SELECT DISTINCT card_id FROM transactions INDEXED BY transactions_by_card) d
+WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.card_id = d.card_id AND c.last_seen_run_id = ?)
+  AND EXISTS (SELECT 1 FROM transactions t INDEXED BY transactions_by_card
+              WHERE t.card_id = d.card_id AND t.merchant_id = ?)`;
 
-/** Every card id a transaction names, each once, from the card index alone. */
-export const NAMED_CARDS =
-  'SELECT DISTINCT card_id FROM transactions INDEXED BY transactions_by_card';
-
-/** Whether a transaction of the merchant names the card: through that card's index entries. */
-export const NAMED_BY_MERCHANT = `SELECT 1 FROM transactions INDEXED BY transactions_by_card
-  WHERE card_id = ? AND merchant_id = ? LIMIT 1`;
+/** The ids {@link CARDS_TO_ASK} gives for `merchantId` in run `runId`. */
+export function cardsToAsk(db: SqliteDatabase, runId: string, merchantId: string): string[] {
+  return db.prepare(CARDS_TO_ASK).pluck().all(runId, merchantId) as string[];
+}
 
 /**
  * Ask `/cards/info` about every card a transaction names that this run's card list lacked (a
@@ -59,24 +72,4 @@ export async function checkMissingCards(
     ),
   );
   return result;
-}
-
-/**
- * The cards to ask about: those a transaction of `merchantId` names that no card list of this
- * run showed. Normally none; when several merchants are synced, the first ones see the later
- * ones' cards here (listed by the last run, not yet by this one), and each of those is looked up
- * through its own index entries to find whether this merchant's transactions name it. The index
- * is named, not left to the query planner: without statistics (a mirror that was only ever
- * synced, never reconciled) SQLite chose the merchant's time index for that lookup, scanning
- * every transaction of the merchant for each such card (268 s for 10,000 cards against 150,000
- * transactions). The distinct card ids come from a scan of the card index alone, about 0.1 s a
- * million rows, which SQLite cannot avoid however the merchant's cards are filtered.
- */
-export function cardsToAsk(db: SqliteDatabase, runId: string, merchantId: string): string[] {
-  const listed = new Set(db.prepare(LISTED_THIS_RUN).pluck().all(runId) as string[]);
-  const unlisted: string[] = [];
-  for (const cardId of db.prepare(NAMED_CARDS).pluck().iterate() as Iterable<string>)
-    if (!listed.has(cardId)) unlisted.push(cardId);
-  const namedBy = db.prepare(NAMED_BY_MERCHANT).pluck();
-  return unlisted.filter((cardId) => namedBy.get(cardId, merchantId) !== undefined);
 }
