@@ -8,15 +8,15 @@ import { isoTime } from './time-range.js';
 
 /**
  * The cards to ask about (parameters: the run, the merchant): those a transaction of the
- * merchant names that no card list of this run showed. The distinct card ids come from a scan of the card index
- * alone (about 0.1 s a million transactions); each is looked up in `cards`, and only those no
- * list of this run showed (normally none; when several merchants are synced, the first ones see
- * the later ones' cards here, listed by the last run, not yet by this one) are looked up through
- * their own index entries for a transaction of the merchant. Both lookups name the index rather
- * than leave it to the query planner: without statistics (a mirror that was only ever synced,
- * never reconciled) SQLite chose the merchant's time index for the second one, scanning every
- * transaction of the merchant for each such card (268 s for 10,000 cards against 150,000
- * transactions). Nothing is held in memory but the answer.
+ * merchant names that no card list of this run showed. The distinct card ids come from a scan
+ * of the card index alone (about 0.1 s a million transactions); each is looked up in `cards`,
+ * and only those no list of this run showed (normally none; when several merchants are synced,
+ * the first ones see the later ones' cards here, listed by the last run, not yet by this one)
+ * are looked up through their own index entries for a transaction of the merchant. Both
+ * lookups name the index rather than leave it to the query planner: without statistics (a
+ * mirror that was only ever synced, never reconciled) SQLite chose the merchant's time index
+ * for the second one, scanning every transaction of the merchant for each such card (268 s for
+ * 10,000 cards against 150,000 transactions). Nothing is held in memory but the answer.
  */
 export const CARDS_TO_ASK = `
 SELECT d.card_id AS cardId
