@@ -248,6 +248,7 @@ export interface FindingsTable {
   merchant_order_no: string | null;
   trade_no: string | null;
   snapshot_at: string | null;
+  offering_id: string | null;
   currency: string | null;
   expected: string | null;
   actual: string | null;

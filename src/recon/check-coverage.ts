@@ -3,7 +3,7 @@ import type { Finding } from './finding.js';
 import type { IdKey } from './finding-identity.js';
 
 /** What a check counts: cards, orders, transactions, or intervals between balance snapshots. */
-export type CoverageUnit = 'cards' | 'orders' | 'transactions' | 'intervals';
+export type CoverageUnit = 'cards' | 'orders' | 'transactions' | 'intervals' | 'offerings';
 
 /** Records a check left out, and why. */
 export interface CoverageSkip {

@@ -10,6 +10,8 @@ export interface FindingIds {
   readonly tradeNo: string | null;
   /** MERCHANT_BALANCE_MISMATCH: when the later of its two balance snapshots was read. */
   readonly snapshotAt: string | null;
+  /** PRECISION_VIOLATION of a card offering's terms: the offering. */
+  readonly offeringId: string | null;
 }
 
 export type IdKey = keyof FindingIds;
@@ -17,7 +19,8 @@ export type IdKey = keyof FindingIds;
 /**
  * What identifies a finding of each code ("identified by" in docs/findings.md). CURRENCY_MISMATCH
  * names a transaction when it concerns one, else the card; PRECISION_VIOLATION the first it has
- * of a transaction, a card (its balance), a journal order, a merchant balance snapshot.
+ * of a transaction, a card (its balance), a journal order, a merchant balance snapshot, a card
+ * offering (its terms).
  */
 const IDENTITY: Readonly<
   Record<CheckCode, readonly IdKey[] | 'transaction-or-card' | 'first-of-precision'>
@@ -46,6 +49,7 @@ const PRECISION_SUBJECTS: readonly IdKey[] = [
   'cardId',
   'merchantOrderNo',
   'snapshotAt',
+  'offeringId',
 ];
 
 /**

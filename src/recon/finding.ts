@@ -37,6 +37,7 @@ export function makeFinding(check: CheckCode, merchantId: string, facts: Finding
     merchantOrderNo: facts.merchantOrderNo ?? null,
     tradeNo: facts.tradeNo ?? null,
     snapshotAt: facts.snapshotAt ?? null,
+    offeringId: facts.offeringId ?? null,
   };
   return {
     check,

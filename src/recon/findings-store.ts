@@ -48,11 +48,11 @@ export function recordReconciliation(
     event.run(fingerprint, runId, at, name, detail);
   const insert = db.prepare(
     `INSERT INTO findings (fingerprint, check_code, severity, merchant_id, card_id, transaction_id,
-       order_no, merchant_order_no, trade_no, snapshot_at, currency, expected, actual, delta,
-       detail, state, first_seen_at, first_seen_run_id, last_seen_at, last_seen_run_id)
+       order_no, merchant_order_no, trade_no, snapshot_at, offering_id, currency, expected, actual,
+       delta, detail, state, first_seen_at, first_seen_run_id, last_seen_at, last_seen_run_id)
      VALUES (@fingerprint, @check, @severity, @merchantId, @cardId, @transactionId, @orderNo,
-       @merchantOrderNo, @tradeNo, @snapshotAt, @currency, @expected, @actual, @delta, @detail,
-       'new', @at, @runId, @at, @runId)`,
+       @merchantOrderNo, @tradeNo, @snapshotAt, @offeringId, @currency, @expected, @actual, @delta,
+       @detail, 'new', @at, @runId, @at, @runId)`,
   );
   const reopen = db.prepare(
     `UPDATE findings SET state = 'new', first_seen_at = @at, first_seen_run_id = @runId,
@@ -61,7 +61,8 @@ export function recordReconciliation(
   const refresh = db.prepare(
     `UPDATE findings SET severity = @severity, card_id = @cardId, transaction_id = @transactionId,
        order_no = @orderNo, merchant_order_no = @merchantOrderNo, trade_no = @tradeNo,
-       snapshot_at = @snapshotAt, currency = @currency, expected = @expected, actual = @actual,
+       snapshot_at = @snapshotAt, offering_id = @offeringId, currency = @currency,
+       expected = @expected, actual = @actual,
        delta = @delta, detail = @detail, last_seen_at = @at, last_seen_run_id = @runId,
        state = CASE WHEN first_seen_run_id = @runId THEN 'new' ELSE 'persisting' END
      WHERE fingerprint = @fingerprint`,
@@ -172,6 +173,7 @@ const ID_COLUMNS = {
   merchantOrderNo: 'merchant_order_no',
   tradeNo: 'trade_no',
   snapshotAt: 'snapshot_at',
+  offeringId: 'offering_id',
 } as const satisfies Record<IdKey, keyof FindingsTable>;
 
 /** Whether `row` is about a record its check left `undecided`. */

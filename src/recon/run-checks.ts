@@ -100,7 +100,15 @@ function byReportOrder(a: Finding, b: Finding): number {
 }
 
 function sortKey(f: Finding): string {
-  return [f.cardId, f.orderNo, f.transactionId, f.tradeNo, f.snapshotAt, f.fingerprint]
+  return [
+    f.cardId,
+    f.orderNo,
+    f.transactionId,
+    f.tradeNo,
+    f.snapshotAt,
+    f.offeringId,
+    f.fingerprint,
+  ]
     .map((id) => id ?? '')
     .join('\u0000');
 }

@@ -35,6 +35,7 @@ export function storedFinding(row: FindingsTable): StoredFinding {
     merchantOrderNo: row.merchant_order_no,
     tradeNo: row.trade_no,
     snapshotAt: row.snapshot_at,
+    offeringId: row.offering_id,
     currency: row.currency,
     expected: row.expected,
     actual: row.actual,

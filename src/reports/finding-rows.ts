@@ -3,7 +3,7 @@ import type { CsvRow } from './csv-text.js';
 
 /**
  * The columns of `discrepancies.csv`, in their fixed order: job-interface.md's, then this
- * project's own at the end (`trade_no`, `snapshot_at`, `last_seen_at`).
+ * project's own at the end (`trade_no`, `snapshot_at`, `last_seen_at`, `offering_id`).
  */
 export const DISCREPANCY_COLUMNS = [
   'check',
@@ -24,6 +24,7 @@ export const DISCREPANCY_COLUMNS = [
   'trade_no',
   'snapshot_at',
   'last_seen_at',
+  'offering_id',
 ] as const;
 
 /** `resolved.csv`: the finding as last seen, `state` = `resolved`, and when it resolved. */
@@ -58,6 +59,7 @@ export function findingRow(f: StoredFinding): CsvRow {
     trade_no: f.tradeNo,
     snapshot_at: f.snapshotAt,
     last_seen_at: f.lastSeenAt,
+    offering_id: f.offeringId,
     resolved_at: f.resolvedAt,
     ack_reason: f.acknowledgement?.reason ?? null,
     ack_until: f.acknowledgement?.until ?? null,

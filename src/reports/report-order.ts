@@ -19,6 +19,7 @@ export function compareFindings(a: Finding, b: Finding): number {
     compare(a.orderNo, b.orderNo) ||
     compare(a.tradeNo, b.tradeNo) ||
     compare(a.snapshotAt, b.snapshotAt) ||
+    compare(a.offeringId, b.offeringId) ||
     compare(a.fingerprint, b.fingerprint)
   );
 }

@@ -219,6 +219,7 @@ const TYPED_COLUMNS: { [T in keyof MirrorDatabase]: { [C in keyof MirrorDatabase
     merchant_order_no: true,
     trade_no: true,
     snapshot_at: true,
+    offering_id: true,
     currency: true,
     expected: true,
     actual: true,
@@ -351,6 +352,7 @@ describe('openMirror', () => {
       { version: 4, name: 'analyst_views' },
       { version: 5, name: 'status_counts' },
       { version: 6, name: 'balance_view_orders' },
+      { version: 7, name: 'offering_findings' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -52,6 +52,7 @@ describe('findings over time', () => {
       merchantOrderNo: null,
       tradeNo: null,
       snapshotAt: null,
+      offeringId: null,
     };
     const one = fingerprintOf('CARD_BALANCE_MISMATCH', 'mch_1', ids);
     expect(one).toMatch(/^[0-9a-f]{16}$/);
@@ -100,6 +101,22 @@ describe('findings over time', () => {
       .pluck()
       .all(balance?.fingerprint);
     expect(events).toEqual(['opened', 'resolved', 'reopened']);
+  });
+
+  it('keeps the offering a finding is about, in the store and in open_findings, until it resolves', () => {
+    const l = openLedger(temp);
+    const loose = l.offering({ issuanceFee: '2.005' });
+    const first = reconcile(l, undefined, ['PRECISION_VIOLATION']);
+    expect(first.current.map((f) => [f.check, f.state, f.offeringId, f.cardId])).toEqual([
+      ['PRECISION_VIOLATION', 'new', loose.id, null],
+    ]);
+    expect(listFindings(l.db).map((f) => f.offeringId)).toEqual([loose.id]);
+    const open = l.db.prepare('SELECT offering_id, card_id FROM open_findings').all();
+    expect(open).toEqual([{ offering_id: loose.id, card_id: null }]);
+    l.offering({ id: loose.id });
+    const fixed = reconcile(l, undefined, ['PRECISION_VIOLATION']);
+    expect(fixed.current).toEqual([]);
+    expect(fixed.resolved.map((f) => [f.state, f.offeringId])).toEqual([['resolved', loose.id]]);
   });
 
   it('keeps a finding open, reported as it was, while its check skips its record', () => {

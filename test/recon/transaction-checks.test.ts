@@ -332,7 +332,12 @@ describe('PRECISION_VIOLATION', () => {
       ]),
     );
     expect(lines(results).filter((line) => !line.startsWith(CODE))).toEqual([]);
-    expect(coverageOf(results, CODE).examined).toEqual({ transactions: 5, cards: 2, orders: 2 });
+    expect(coverageOf(results, CODE).examined).toEqual({
+      transactions: 5,
+      cards: 2,
+      orders: 2,
+      offerings: 2,
+    });
     expect(coverageOf(results, 'CARD_BALANCE_MISMATCH').skipped.map((s) => s.count)).toEqual([
       1, 1,
     ]);
@@ -378,6 +383,35 @@ describe('PRECISION_VIOLATION', () => {
       ],
     ]);
     expect(new Set(results.findings.map((f) => f.fingerprint)).size).toBe(3);
+  });
+
+  it("reports an offering whose current terms are too precise, once, naming each term; the offering's fixed terms resolve it", () => {
+    const l = openLedger(temp);
+    const loose = l.offering({ maxLoadAmount: '5000.001', issuanceFee: '2.005' });
+    l.offering({ id: 'off_fine' });
+    const results = runOn(l, [CODE]);
+    expect(
+      results.findings.map((f) => [f.offeringId, f.cardId, f.currency, f.actual, f.detail]),
+    ).toEqual([
+      [
+        loose.id,
+        null,
+        'USD',
+        '5000.001',
+        `offering ${loose.id} (terms version 1): maxLoadAmount 5000.001 has more fractional digits than USD allows; issuanceFee 2.005 has more fractional digits than USD allows`,
+      ],
+    ]);
+    expect(coverageOf(results, CODE).examined).toMatchObject({ offerings: 2 });
+    const [finding] = results.findings;
+    // Its identity is the offering: another offering's finding has another fingerprint.
+    l.offering({ id: 'off_loose_too', issuanceFee: '2.005' });
+    const both = runOn(l, [CODE]).findings;
+    expect(both.map((f) => f.offeringId).sort()).toEqual([loose.id, 'off_loose_too'].sort());
+    expect(new Set(both.map((f) => f.fingerprint)).size).toBe(2);
+    expect(both.find((f) => f.offeringId === loose.id)?.fingerprint).toBe(finding?.fingerprint);
+    // The next read of the offering shows whole cents: a new version, and no finding for it.
+    l.offering({ id: loose.id });
+    expect(runOn(l, [CODE]).findings.map((f) => f.offeringId)).toEqual(['off_loose_too']);
   });
 
   it('flags a currency whose exponent is unknown', () => {

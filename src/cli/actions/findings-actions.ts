@@ -81,7 +81,9 @@ function formatList(rows: readonly StoredFinding[]): string {
   if (rows.length === 0) return 'no findings\n';
   const lines = rows.map((f) => {
     const state = f.acknowledgement ? `acknowledged until ${f.acknowledgement.until}` : f.state;
-    const ids = (['cardId', 'transactionId', 'orderNo', 'tradeNo', 'snapshotAt'] as const)
+    const ids = (
+      ['cardId', 'transactionId', 'orderNo', 'tradeNo', 'snapshotAt', 'offeringId'] as const
+    )
       .filter((key) => f[key] !== null)
       .map((key) => `${key}=${f[key]}`)
       .join(' ');

@@ -12,9 +12,23 @@ function why(text: string, currency: string): string {
     : `${text} is in ${currency}, a currency whose exponent is unknown`;
 }
 
+/** A card offering's current terms that are money, as text and minor units (null: too precise). */
+interface OfferingTerms {
+  offeringId: string;
+  version: number;
+  currency: string;
+  minLoadAmount: string;
+  minLoadMinor: number | null;
+  maxLoadAmount: string;
+  maxLoadMinor: number | null;
+  issuanceFee: string;
+  issuanceFeeMinor: number | null;
+}
+
 /**
- * PRECISION_VIOLATION: a transaction's amount or fee, a card's balance, a journal order's amount
- * or a merchant balance snapshot with more fractional digits than its currency allows. The
+ * PRECISION_VIOLATION: a transaction's amount or fee, a card's balance, a journal order's amount,
+ * a merchant balance snapshot, or a card offering's current minLoadAmount, maxLoadAmount or
+ * issuanceFee with more fractional digits than its currency allows. The
  * mirror keeps such text with a NULL `*_minor` column, and every other check that needs the
  * amount leaves the record out (its coverage says so).
  */
@@ -119,21 +133,54 @@ export const precisionViolation: Check = {
         }),
       );
     }
+    const offerings = db
+      .prepare(
+        `SELECT id AS offeringId, version, currency, min_load_amount AS minLoadAmount,
+                min_load_amount_minor AS minLoadMinor, max_load_amount AS maxLoadAmount,
+                max_load_amount_minor AS maxLoadMinor, issuance_fee AS issuanceFee,
+                issuance_fee_minor AS issuanceFeeMinor
+         FROM offerings
+         WHERE merchant_id = ? AND (min_load_amount_minor IS NULL
+           OR max_load_amount_minor IS NULL OR issuance_fee_minor IS NULL)
+         ORDER BY id`,
+      )
+      .all(merchantId) as OfferingTerms[];
+    for (const o of offerings) {
+      const terms = [
+        ['minLoadAmount', o.minLoadAmount, o.minLoadMinor],
+        ['maxLoadAmount', o.maxLoadAmount, o.maxLoadMinor],
+        ['issuanceFee', o.issuanceFee, o.issuanceFeeMinor],
+      ] as const;
+      const bad = terms.filter(([, , minor]) => minor === null);
+      findings.push(
+        makeFinding(CODE, merchantId, {
+          offeringId: o.offeringId,
+          currency: o.currency,
+          actual: bad[0]?.[1] ?? null,
+          detail: `offering ${o.offeringId} (terms version ${o.version}): ${bad
+            .map(([name, text]) => `${name} ${why(text, o.currency)}`)
+            .join('; ')}`,
+        }),
+      );
+    }
     const counts = db
       .prepare(
         `SELECT (SELECT count(*) FROM transactions WHERE merchant_id = @merchantId) AS transactions,
                 (SELECT count(*) FROM cards WHERE merchant_id = @merchantId) AS cards,
-                (SELECT count(*) FROM orders WHERE merchant_id = @merchantId) AS orders`,
+                (SELECT count(*) FROM orders WHERE merchant_id = @merchantId) AS orders,
+                (SELECT count(*) FROM offerings WHERE merchant_id = @merchantId) AS offerings`,
       )
       .get({ merchantId }) as {
       transactions: number;
       cards: number;
       orders: number;
+      offerings: number;
     };
     const coverage = new CoverageTally()
       .examine('transactions', counts.transactions)
       .examine('cards', counts.cards)
       .examine('orders', counts.orders)
+      .examine('offerings', counts.offerings)
       .result(CODE, merchantId);
     return { findings, coverage };
   },
