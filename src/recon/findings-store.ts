@@ -62,8 +62,8 @@ export function recordReconciliation(
     `UPDATE findings SET severity = @severity, card_id = @cardId, transaction_id = @transactionId,
        order_no = @orderNo, merchant_order_no = @merchantOrderNo, trade_no = @tradeNo,
        snapshot_at = @snapshotAt, offering_id = @offeringId, currency = @currency,
-       expected = @expected, actual = @actual,
-       delta = @delta, detail = @detail, last_seen_at = @at, last_seen_run_id = @runId,
+       expected = @expected, actual = @actual, delta = @delta, detail = @detail,
+       last_seen_at = @at, last_seen_run_id = @runId,
        state = CASE WHEN first_seen_run_id = @runId THEN 'new' ELSE 'persisting' END
      WHERE fingerprint = @fingerprint`,
   );

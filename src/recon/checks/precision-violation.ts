@@ -28,9 +28,9 @@ interface OfferingTerms {
 /**
  * PRECISION_VIOLATION: a transaction's amount or fee, a card's balance, a journal order's amount,
  * a merchant balance snapshot, or a card offering's current minLoadAmount, maxLoadAmount or
- * issuanceFee with more fractional digits than its currency allows. The
- * mirror keeps such text with a NULL `*_minor` column, and every other check that needs the
- * amount leaves the record out (its coverage says so).
+ * issuanceFee with more fractional digits than its currency allows. The mirror keeps such text
+ * with a NULL `*_minor` column, and every other check that needs the amount leaves the record
+ * out (its coverage says so).
  */
 export const precisionViolation: Check = {
   code: CODE,
