@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
 import { createMirrorWriters } from '../mirror/mirror-writers.js';
+import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import { syncMerchant } from './merchant-sync.js';
 import { type ProgressSink, SILENT_PROGRESS } from './progress-sink.js';
@@ -146,9 +147,21 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     throw error;
   } finally {
     await writerThread.close();
+    // Analysts query the mirror with their own tools: a mirror that is only ever synced (never
+    // reconciled) gets the planner statistics that `reconcile` would give it. Cheap once they
+    // exist (SQLite re-samples only what grew); left to the next run when stopped by a signal.
+    if (!signal.aborted) refreshStatistics(options.db, logger);
     options.signal.removeEventListener('abort', forward);
     clearInterval(heartbeat);
     if (!options.lock) lock.release();
+  }
+}
+
+function refreshStatistics(db: SqliteDatabase, logger: Logger): void {
+  try {
+    refreshPlannerStatistics(db);
+  } catch (error) {
+    logger.warn({ err: error }, 'planner statistics not refreshed; the next run tries again');
   }
 }
 

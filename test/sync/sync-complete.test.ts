@@ -47,6 +47,13 @@ describe('a sync of a generated world', () => {
         n: number;
       };
       expect(balances.n).toBe(2);
+      // A mirror that is only synced, never reconciled, still gives analysts' queries planned
+      // with statistics.
+      const analysed = db
+        .prepare("SELECT DISTINCT tbl FROM sqlite_stat1 WHERE tbl IN ('cards', 'transactions')")
+        .pluck()
+        .all();
+      expect(analysed.sort()).toEqual(['cards', 'transactions']);
     } finally {
       db.close();
     }
