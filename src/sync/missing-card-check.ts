@@ -8,14 +8,16 @@ import { isoTime } from './time-range.js';
 
 /**
  * The cards to ask about (parameters: `@runId`, `@merchantId`): those a transaction of the
- * merchant names that no card list of this run showed, in two parts.
+ * merchant names that no list of the merchant's own cards in this run showed. A card another
+ * merchant listed is asked about too: `/cards/info` answers 404 for it (ORPHAN_TRANSACTION),
+ * whichever merchant was synced first. In two parts:
  *
  * - Ids the mirror holds no card for at all: the distinct card ids come from a scan of the card
  *   index alone (about 0.05 s a million transactions), each looked up in the cards' key index,
  *   which answers without reading the card's row.
- * - Cards the mirror holds that this run's lists did not show (normally none; when several
- *   merchants are synced, the first ones see the later ones' cards here, listed by the last
- *   run, not yet by this one): a scan of `cards` (about 0.01 s for 100,000).
+ * - Cards the mirror holds that this run did not list as the merchant's (normally none; when
+ *   several merchants are synced, the other merchants' cards): a scan of `cards` (about 0.01 s
+ *   for 100,000).
  *
  * Each candidate is then looked up through its own entries of `transactions_by_card` for a
  * transaction of the merchant. One statement asking "is there a card listed by this run" of
@@ -36,7 +38,7 @@ WHERE NOT EXISTS (SELECT 1 FROM cards c INDEXED BY sqlite_autoindex_cards_1
 UNION ALL
 SELECT c.card_id
 FROM cards c
-WHERE c.last_seen_run_id <> @runId
+WHERE (c.last_seen_run_id <> @runId OR c.merchant_id <> @merchantId)
   AND EXISTS (SELECT 1 FROM transactions t INDEXED BY transactions_by_card
               WHERE t.card_id = c.card_id AND t.merchant_id = @merchantId)`;
 

@@ -58,7 +58,18 @@ describe('cardsToAsk', () => {
       context('run-2', '2026-02-02T02:01:00.000Z', B),
     );
     expect(cardsToAsk(mirror.db, 'run-2', B)).toEqual([]);
-    expect(cardsToAsk(mirror.db, 'run-2', A).sort()).toEqual(['a-gone', 'a-never-listed']);
+    expect(cardsToAsk(mirror.db, 'run-2', A).sort()).toEqual(['a-gone', 'a-never-listed', 'b-3']);
+  });
+
+  it("still names another merchant's card that a transaction names once this run listed it", () => {
+    const mirror = twoMerchants();
+    // B synced first this run: b-3 is listed, as B's. /cards/info with A's key answers 404 for
+    // it, so A's transaction naming it is an orphan of A whatever the order of the merchants.
+    new CardWriter(mirror.db).write(
+      ['b-1', 'b-2', 'b-3'].map((cardId) => card({ cardId, merchantId: B })),
+      context('run-2', '2026-02-02T02:01:00.000Z', B),
+    );
+    expect(cardsToAsk(mirror.db, 'run-2', A)).toContain('b-3');
   });
 
   it('looks a card up by its own index entries, not by the merchant, even without statistics', () => {

@@ -261,3 +261,58 @@ describe('a malformed single record from the upstream', () => {
     }
   });
 });
+
+describe('a transaction naming a card of another merchant', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 2,
+      seed: 'sync-foreign-card',
+      world: { cards: 20, transactions: 200, days: 10, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it('is an orphan of its merchant even when the other merchant, synced first, listed the card', async () => {
+    const [first, second] = w.t.sandbox.merchants.map((m) => m.merchantId);
+    const store = w.t.sandbox.context.store.db;
+    const othersCard = store
+      .prepare('SELECT card_id FROM cards WHERE merchant_id = ? ORDER BY card_id LIMIT 1')
+      .pluck()
+      .get(first) as string;
+    const renamed = store
+      .prepare('SELECT transaction_id FROM transactions WHERE merchant_id = ? ORDER BY 1 LIMIT 1')
+      .pluck()
+      .get(second) as string;
+    let sources = 0;
+    const result = await w.sync({
+      wrapApi: (api) => {
+        // The first source reads merchant `first` and lists `othersCard` before the second
+        // source's sync; one of the second merchant's transactions names that card.
+        if (sources++ === 0) return syncApiOf(api);
+        return {
+          ...syncApiOf(api),
+          async listTransactions(query, options) {
+            const page = await api.listTransactions(query, options);
+            page.records = page.records.map((t) =>
+              t.transactionId === renamed ? { ...t, cardId: othersCard } : t,
+            );
+            return page;
+          },
+        };
+      },
+    });
+    expect(result.outcome).toBe('done');
+    // /cards/info answers 404 for another merchant's card (reference-model section 1).
+    expect(result.merchants[1]?.missingCards).toMatchObject({ checked: 1, orphans: 1 });
+    const mirror = w.openMirror();
+    try {
+      const orphans = runChecks(mirror.db, { checks: [orphanTransaction] }).findings;
+      expect(orphans.map((f) => [f.merchantId, f.transactionId, f.cardId])).toEqual([
+        [second, renamed, othersCard],
+      ]);
+    } finally {
+      await mirror.close();
+    }
+  });
+});
