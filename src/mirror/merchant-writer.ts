@@ -77,13 +77,13 @@ export class MerchantWriter {
       );
   }
 
-  /** Remember what GET /cards/info said about a card the list lacked. */
+  /** Remember what GET /cards/info said to this merchant about a card its list lacked. */
   recordMissingCard(cardId: string, answer: 'not_found' | 'found', context: WriteContext): void {
     this.#db
       .prepare(
         `INSERT INTO missing_cards (card_id, merchant_id, answer, checked_at, run_id)
          VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (card_id) DO UPDATE SET answer = excluded.answer,
+         ON CONFLICT (card_id, merchant_id) DO UPDATE SET answer = excluded.answer,
            checked_at = excluded.checked_at, run_id = excluded.run_id`,
       )
       .run(cardId, context.merchantId, answer, context.observedAt, context.runId);

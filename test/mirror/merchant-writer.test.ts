@@ -96,4 +96,25 @@ describe('MerchantWriter', () => {
       },
     ]);
   });
+  it("keeps each merchant's answer about the same card apart", () => {
+    const { db, writer } = setup();
+    // The owner's list lacked its card, /cards/info found it; another merchant's transaction
+    // names it, and /cards/info answers that merchant 404.
+    writer.recordMissingCard(
+      'card-x',
+      'found',
+      context('run-1', '2026-02-01T02:00:00.000Z', 'm-1'),
+    );
+    writer.recordMissingCard(
+      'card-x',
+      'not_found',
+      context('run-1', '2026-02-01T02:01:00.000Z', 'm-2'),
+    );
+    expect(
+      db.prepare('SELECT merchant_id, answer FROM missing_cards ORDER BY merchant_id').all(),
+    ).toEqual([
+      { merchant_id: 'm-1', answer: 'found' },
+      { merchant_id: 'm-2', answer: 'not_found' },
+    ]);
+  });
 });

@@ -353,6 +353,7 @@ describe('openMirror', () => {
       { version: 5, name: 'status_counts' },
       { version: 6, name: 'balance_view_orders' },
       { version: 7, name: 'offering_findings' },
+      { version: 8, name: 'missing_cards_per_merchant' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -310,6 +311,59 @@ describe('a transaction naming a card of another merchant', () => {
       const orphans = runChecks(mirror.db, { checks: [orphanTransaction] }).findings;
       expect(orphans.map((f) => [f.merchantId, f.transactionId, f.cardId])).toEqual([
         [second, renamed, othersCard],
+      ]);
+    } finally {
+      await mirror.close();
+    }
+  });
+  it("keeps each merchant's answer about a card apart: one merchant's 404 does not make the owner's card gone", async () => {
+    const [owner, other] = w.t.sandbox.merchants.map((m) => m.merchantId);
+    const store = w.t.sandbox.context.store.db;
+    const card = store
+      .prepare(
+        'SELECT card_id FROM transactions WHERE merchant_id = ? GROUP BY card_id ORDER BY card_id LIMIT 1',
+      )
+      .pluck()
+      .get(owner) as string;
+    const renamed = store
+      .prepare('SELECT transaction_id FROM transactions WHERE merchant_id = ? ORDER BY 1 LIMIT 1')
+      .pluck()
+      .get(other) as string;
+    let sources = 0;
+    const result = await w.sync({
+      mirrorFile: join(w.dir, 'answers-apart.sqlite'),
+      wrapApi: (api) => {
+        const mine = sources++ === 0;
+        return {
+          ...syncApiOf(api),
+          // The owner's list hides its card this run (it drifted away): /cards/info finds it.
+          async listCards(query, options) {
+            const page = await api.listCards(query, options);
+            if (!mine || !page.records.some((c) => c.cardId === card)) return page;
+            const records = page.records.filter((c) => c.cardId !== card);
+            const total = page.pagination.total - 1;
+            return { ...page, records, pagination: { ...page.pagination, total } };
+          },
+          // One of the other merchant's transactions names the owner's card: a 404 for it.
+          async listTransactions(query, options) {
+            const page = await api.listTransactions(query, options);
+            if (mine) return page;
+            page.records = page.records.map((t) =>
+              t.transactionId === renamed ? { ...t, cardId: card } : t,
+            );
+            return page;
+          },
+        };
+      },
+    });
+    expect(result.outcome).toBe('done');
+    expect(result.merchants[0]?.missingCards).toMatchObject({ checked: 1, orphans: 0 });
+    expect(result.merchants[1]?.missingCards).toMatchObject({ checked: 1, orphans: 1 });
+    const mirror = w.openMirror(join(w.dir, 'answers-apart.sqlite'));
+    try {
+      const orphans = runChecks(mirror.db, { checks: [orphanTransaction] }).findings;
+      expect(orphans.map((f) => [f.merchantId, f.transactionId, f.cardId])).toEqual([
+        [other, renamed, card],
       ]);
     } finally {
       await mirror.close();
