@@ -66,11 +66,9 @@ export async function syncMerchant(
     // Until a first card shows the merchant's id, its rows are kept under a provisional one,
     // moved to the real id by the first run that learns it.
     const provisional = `source:${context.source}`;
+    const known = options.merchantId === undefined ? knownMerchantId(context) : undefined;
     const merchantId =
-      options.merchantId ??
-      firstPage.records[0]?.merchantId ??
-      knownMerchantId(context) ??
-      provisional;
+      options.merchantId ?? merchantOfPage(firstPage.records, known) ?? known ?? provisional;
     result.merchantId = merchantId;
     if (merchantId !== provisional) adoptProvisional(context, provisional, merchantId);
 
@@ -193,6 +191,21 @@ function knownMerchantId(context: MerchantSyncContext): string | undefined {
     )
     .get(context.source, `source:${context.source}`) as { merchantId: string } | undefined;
   return row?.merchantId;
+}
+
+/**
+ * The merchant the first page of cards names: the id earlier runs learnt when a card of the page
+ * carries it, else the id most of its cards carry: a card of another merchant slipped into the
+ * list (quarantined as such) does not name the merchant for standing first on the page.
+ */
+function merchantOfPage(cards: readonly Card[], known: string | undefined): string | undefined {
+  const counts = new Map<string, number>();
+  for (const card of cards) counts.set(card.merchantId, (counts.get(card.merchantId) ?? 0) + 1);
+  if (known !== undefined && counts.has(known)) return known;
+  let most: string | undefined;
+  for (const [id, count] of counts)
+    if (most === undefined || count > (counts.get(most) ?? 0)) most = id;
+  return most;
 }
 
 function adoptProvisional(context: MerchantSyncContext, provisional: string, merchantId: string) {

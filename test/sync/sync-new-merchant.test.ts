@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MerchantSession } from '../support/merchant-session.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 describe('a first sync whose history starts after the cutoff', () => {
   let w: SyncWorld;
@@ -61,6 +61,48 @@ describe('a merchant with no card yet', () => {
       expect(ids('SELECT count(*) FROM merchant_balances')).toEqual([2]);
       expect(ids('SELECT DISTINCT merchant_id FROM sync_progress')).toEqual([real]);
       expect(ids('SELECT DISTINCT merchant_id FROM offerings')).toEqual([real]);
+    } finally {
+      await mirror.close();
+    }
+  });
+});
+
+describe('a merchant whose id is learnt from a list that starts with a card of another merchant', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'foreign-first-card',
+      world: { cards: 12, transactions: 60, days: 5, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it("is learnt from the merchant's own cards; the stray card is quarantined", async () => {
+    const real = w.t.sandbox.merchants[0]?.merchantId;
+    const result = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        async listCards(query, options) {
+          const page = await api.listCards(query, options);
+          if (query.page !== 1 || page.records.length === 0) return page;
+          // The upstream slips a card of another merchant to the head of the list.
+          const stray = { ...page.records[0]!, cardId: 'card_stray', merchantId: 'mch_stray' };
+          const pagination = { ...page.pagination, total: page.pagination.total + 1 };
+          return { ...page, records: [stray, ...page.records], pagination };
+        },
+      }),
+    });
+    expect(result.outcome).toBe('done');
+    expect(result.merchants[0]?.merchantId).toBe(real);
+    const mirror = w.openMirror();
+    try {
+      const ids = (sql: string) => mirror.db.prepare(sql).pluck().all();
+      expect(ids('SELECT merchant_id FROM merchants')).toEqual([real]);
+      expect(ids('SELECT count(*) FROM cards')).toEqual([12]);
+      expect(ids("SELECT record_id FROM quarantine WHERE resource = 'cards'")).toEqual([
+        'card_stray',
+      ]);
     } finally {
       await mirror.close();
     }
