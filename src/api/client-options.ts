@@ -118,6 +118,10 @@ export function resolveClientOptions(options: CardIssuingClientOptions): Resolve
   if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
     throw new ClientConfigError('apiKey', 'must be a non-empty string');
   }
+  // undici's rule for a header value: a key it refuses would fail every request instead.
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(options.apiKey)) {
+    throw new ClientConfigError('apiKey', 'must be text an HTTP header can carry (no line breaks)');
+  }
   const ca = checkedCa(options.ca);
   const int = { min: 1, integer: true };
   const ms = { min: 1, integer: false };

@@ -3,14 +3,25 @@ import { ConfigError } from './config-error.js';
 
 /**
  * A key as read: surrounding whitespace (the trailing newline of a file, above all) is dropped,
- * and what is left must be one non-empty run without spaces, fit for an `x-api-key` header.
- * Messages say where the key was looked for, never what it holds.
+ * and what is left must be one non-empty run of printable ASCII without spaces, fit for an
+ * `x-api-key` header: a character a header cannot carry (a curly quote pasted along with the
+ * key) would otherwise fail every request as if the upstream were unavailable. Messages say
+ * where the key was looked for, never what it holds (a stray character is named by its code
+ * point only).
  */
 function checkedKey(key: string, text: string, where: string): string {
   const trimmed = text.trim();
   if (trimmed === '') throw new ConfigError(key, `expected a key in ${where}, found it empty`);
   if (/[\s\p{Cc}]/u.test(trimmed)) {
     throw new ConfigError(key, `expected one key without spaces or line breaks in ${where}`);
+  }
+  const stray = /[^\x21-\x7e]/u.exec(trimmed)?.[0];
+  if (stray !== undefined) {
+    const codePoint = (stray.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+    throw new ConfigError(
+      key,
+      `expected one key of printable ASCII characters in ${where}, found U+${codePoint}`,
+    );
   }
   return trimmed;
 }

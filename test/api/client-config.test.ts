@@ -73,6 +73,14 @@ describe('CardIssuingClient options', () => {
     );
   });
 
+  it('refuses a key that cannot be sent as the x-api-key header at construction, not as a failed request', () => {
+    const baseUrl = 'https://example.test';
+    const error = configError({ baseUrl, apiKey: 'sk_live_do_not_print_me\u201d' });
+    expect(error.key).toBe('apiKey');
+    expect(error.message).not.toContain('sk_live_do_not_print_me');
+    expect(configError({ baseUrl, apiKey: 'sk_live\r\nx-other: 1' }).key).toBe('apiKey');
+  });
+
   it('never puts the key in a configuration error', () => {
     const apiKey = 'sk_live_do_not_print_me';
     const error = configError({ baseUrl: 'http://example.test', apiKey });

@@ -294,6 +294,23 @@ describe('configuration from flags and environment variables (no config file)', 
       );
     });
 
+    it('refuses a key with a character no HTTP header can carry (a pasted curly quote), naming the variable', async () => {
+      await expectConfigError(
+        f.load({}, { ...BASE, CARDSYNC_API_KEY: `${ENV_KEY}\u201d` }),
+        'CARDSYNC_API_KEY',
+        /expected one key of printable ASCII characters in environment variable CARDSYNC_API_KEY, found U\+201D/,
+      );
+      await f.file('quoted.key', `\u201c${FILE_KEY}\u201d\n`);
+      await expectConfigError(
+        f.load(
+          {},
+          { CARDSYNC_BASE_URL: BASE.CARDSYNC_BASE_URL, CARDSYNC_API_KEY_FILE: 'quoted.key' },
+        ),
+        'CARDSYNC_API_KEY_FILE',
+        /expected one key of printable ASCII characters in the key file it names, found U\+201C/,
+      );
+    });
+
     it('drops a CRLF line ending from the key file', async () => {
       await f.file('crlf.key', `${FILE_KEY}\r\n`);
       const config = await f.load(
