@@ -17,7 +17,8 @@ export interface ListResult<T> {
 
 /** The upstream's answer to an order (every POST). */
 export interface OrderResult {
-  orderNo: string;
+  /** Undefined when the upstream answered a 2xx without a body (204 No Content). */
+  orderNo: string | undefined;
   merchantOrderNo: string;
   /** True when the upstream answered from its idempotency store (`idempotent-replayed: true`). */
   replayed: boolean;

@@ -76,6 +76,8 @@ type Interpret<R> = (response: ReceivedResponse, context: ResponseContext) => Va
 interface CallInput {
   readonly query?: Readonly<Record<string, unknown>> | undefined;
   readonly body?: unknown;
+  /** A 2xx without a body is an answer (`interpret` gets `body: undefined`), not a broken one. */
+  readonly emptyBodyAnswers?: boolean;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -236,18 +238,26 @@ export class CardIssuingClient implements UpstreamTime {
     return value;
   }
 
-  async #order(operation: OperationId, body: object, options: CallOptions): Promise<OrderResult> {
+  async #order(
+    operation: OperationId,
+    body: { readonly merchantOrderNo: string },
+    options: CallOptions,
+  ): Promise<OrderResult> {
     let replayed = false;
     let status = 0;
-    const reference = await this.#call(operation, { body }, options, (r, c) => {
+    const input = { body, emptyBodyAnswers: true };
+    type Reference = OrderReference | MalformedRecordError | undefined;
+    const reference = await this.#call(operation, input, options, (r, c): Validation<Reference> => {
       replayed = headerValue(r.headers, 'idempotent-replayed') === 'true';
       status = r.status;
+      // Any 2xx is success, a 204 No Content too: the order was taken, without a reference.
+      if (r.body === undefined) return { ok: true, value: undefined };
       return this.#validator.single<OrderReference>(operation, r.body, c);
     });
     if (reference instanceof MalformedRecordError) throw reference;
     return {
-      orderNo: reference.orderNo,
-      merchantOrderNo: reference.merchantOrderNo,
+      orderNo: reference?.orderNo,
+      merchantOrderNo: reference?.merchantOrderNo ?? body.merchantOrderNo,
       replayed,
       status,
     };
@@ -294,7 +304,7 @@ export class CardIssuingClient implements UpstreamTime {
       }
       let outcome: AttemptOutcome<R>;
       try {
-        outcome = await this.#attempt(operation, attempt, permit, interpret, {
+        outcome = await this.#attempt(operation, attempt, permit, interpret, input, {
           url,
           method: route.method,
           headers,
@@ -359,6 +369,7 @@ export class CardIssuingClient implements UpstreamTime {
     attempt: number,
     permit: Permit,
     interpret: Interpret<R>,
+    input: CallInput,
     outgoing: OutgoingRequest,
   ): Promise<AttemptOutcome<R>> {
     let received: ReceivedBody;
@@ -392,7 +403,9 @@ export class CardIssuingClient implements UpstreamTime {
       if (status === 429) this.#rateLimited(operation, permit, failure.retryAfterMs);
       return { ok: false, failure };
     }
-    if (response.bodyProblem !== undefined) return { ok: false, failure: bodyFailure(response) };
+    const answeredEmpty = input.emptyBodyAnswers === true && received.bytes?.length === 0;
+    if (response.bodyProblem !== undefined && !answeredEmpty)
+      return { ok: false, failure: bodyFailure(response) };
     const requestId = headerValue(response.headers, 'x-request-id');
     const checked = interpret(response, { attempts: attempt, status, requestId });
     if (!checked.ok) return { ok: false, failure: envelopeFailure(response, checked.reason) };

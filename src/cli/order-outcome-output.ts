@@ -35,7 +35,8 @@ export function acceptedLine(outcome: OrderOutcome): string {
     : outcome.replayed
       ? 'accepted; the upstream replayed the earlier submission'
       : 'accepted';
-  return `${outcome.kind} ${how}: order ${outcome.orderNo} (merchant order ${outcome.merchantOrderNo})\n`;
+  const order = outcome.orderNo === null ? 'no order number given' : `order ${outcome.orderNo}`;
+  return `${outcome.kind} ${how}: ${order} (merchant order ${outcome.merchantOrderNo})\n`;
 }
 
 /**

@@ -291,7 +291,7 @@ export class OrderDesk {
     return {
       ...base,
       state: 'ACCEPTED',
-      orderNo: result.orderNo,
+      orderNo: result.orderNo ?? null,
       errorCode: null,
       replayed: result.replayed,
     };
@@ -311,7 +311,7 @@ export class OrderDesk {
     } catch (cause) {
       const answer =
         outcome.state === 'ACCEPTED'
-          ? `accepted as ${outcome.orderNo}`
+          ? `accepted${outcome.orderNo === undefined ? '' : ` as ${outcome.orderNo}`}`
           : `rejected with ${outcome.errorCode}`;
       throw new OrderDeskError(
         'JOURNAL_WRITE_FAILED',

@@ -85,8 +85,9 @@ export function setFaults(t: TestSandbox, rules: FaultRule[]): void {
   t.sandbox.faults.replace(rules);
 }
 
-/** Process one pending order through the control surface. */
-export async function processOrder(t: TestSandbox, orderNo: string): Promise<void> {
+/** Process one pending order through the control surface (the sandbox always names it). */
+export async function processOrder(t: TestSandbox, orderNo: string | undefined): Promise<void> {
+  if (orderNo === undefined) throw new Error('the sandbox answered an order without an orderNo');
   const answer = await t.control.post('/_control/orders/process', { orderNo, outcome: 'success' });
   if (answer.status !== 200) throw new Error(`process ${orderNo}: ${answer.status} ${answer.text}`);
 }

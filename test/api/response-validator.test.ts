@@ -236,6 +236,27 @@ describe('CardIssuingClient with a record the contract refuses (MockAgent)', () 
     });
   });
 
+  it('takes a 204 without a body to an order as accepted after one attempt, with no orderNo', async () => {
+    const { client, pool } = mockedClient();
+    pool.intercept({ path: '/v1/cards/freeze', method: 'POST' }).reply(204, '').times(6);
+    await expect(client.freezeCard({ cardId: 'card_1', merchantOrderNo: 'm-1' })).resolves.toEqual({
+      orderNo: undefined,
+      merchantOrderNo: 'm-1',
+      replayed: false,
+      status: 204,
+    });
+    expect(client.stats().requests).toBe(1);
+  });
+
+  it('still refuses a read answered 2xx without a body', async () => {
+    const { client, pool } = mockedClient();
+    pool.intercept({ path: '/v1/merchants/balance', method: 'GET' }).reply(204, '').times(6);
+    await expect(client.getMerchantBalance()).rejects.toMatchObject({
+      code: 'UPSTREAM_MALFORMED_RESPONSE',
+      status: 204,
+    });
+  });
+
   it('takes any 2xx as success, not only the documented 201', async () => {
     const { client, pool } = mockedClient();
     pool

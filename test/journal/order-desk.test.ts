@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MockAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CardIssuingClient, type CardIssuingClientOptions } from '../../src/api/index.js';
 import type { Offering } from '../../src/contract/index.js';
@@ -159,6 +160,37 @@ describe('OrderDesk.submit', () => {
       source: 'cli',
       error_code: null,
     });
+  });
+
+  it('journals an order answered 204 No Content ACCEPTED without an order_no, after one request', async () => {
+    // The sandbox always answers 201 with a body; a real upstream may answer any 2xx.
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get('https://upstream.test')
+      .intercept({ path: '/cards/freeze', method: 'POST' })
+      .reply(204, '')
+      .times(6);
+    const api = new CardIssuingClient({
+      baseUrl: 'https://upstream.test',
+      apiKey: 'k',
+      dispatcher: agent,
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    });
+    const { api: countedApi, calls } = counted(api);
+    const mo = orderNo('no-content');
+    try {
+      const outcome = await desk(countedApi).submit(
+        { kind: 'FREEZE', cardId: activeCard },
+        { merchantOrderNo: mo },
+      );
+      expect(outcome).toMatchObject({ state: 'ACCEPTED', orderNo: null, sent: true });
+      expect(calls).toEqual(['freezeCard']);
+      expect(api.stats().requests).toBe(1);
+      expect(row(mo)).toMatchObject({ state: 'ACCEPTED', order_no: null, error_code: null });
+    } finally {
+      await agent.close();
+    }
   });
 
   it('makes a merchantOrderNo when none is given: cs-, the UTC second, 10 hex digits', async () => {

@@ -230,7 +230,7 @@ function settleText(outcomes: readonly OrderOutcome[]): string {
     .map((o) => {
       const head = `${o.kind} ${o.merchantOrderNo}: ${o.state}`;
       if (o.state === 'ACCEPTED')
-        return `${head} order ${o.orderNo}${o.replayed ? ' (replayed by the upstream)' : o.fromJournal ? ' (already settled)' : ''}\n`;
+        return `${head} ${o.orderNo === null ? 'no order number given' : `order ${o.orderNo}`}${o.replayed ? ' (replayed by the upstream)' : o.fromJournal ? ' (already settled)' : ''}\n`;
       if (o.state === 'REJECTED') return `${head} ${o.errorCode}\n`;
       return `${head} (outcome still unknown: ${o.error?.message ?? 'no answer'})\n`;
     })
