@@ -312,6 +312,7 @@ export class CardIssuingClient implements UpstreamTime {
           signal,
           headersTimeoutMs: this.#options.timeouts.headersMs,
           bodyTimeoutMs: this.#options.timeouts.bodyMs,
+          bodyTotalMs: this.#options.timeouts.bodyTotalMs,
         });
       } finally {
         permit.release();

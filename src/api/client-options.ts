@@ -12,8 +12,11 @@ export interface CardIssuingClientOptions {
   ca?: string;
   /** Most requests in flight and pool connections (default 8). */
   concurrency?: number;
-  /** Connect, response-headers and body-idle timeouts in ms (default 10 s / 30 s / 30 s). */
-  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /**
+   * Connect, response-headers and body-idle timeouts in ms (default 10 s / 30 s / 30 s), and the
+   * most the whole body may take however steadily it trickles (default 120 s).
+   */
+  timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; bodyTotalMs?: number };
   /** Attempts per call, backoff base and ceiling, and the cap on a Retry-After wait. */
   retry?: {
     maxAttempts?: number;
@@ -50,6 +53,7 @@ export interface ResolvedClientOptions {
     readonly connectMs: number;
     readonly headersMs: number;
     readonly bodyMs: number;
+    readonly bodyTotalMs: number;
   };
   readonly retry: {
     readonly maxAttempts: number;
@@ -138,6 +142,7 @@ export function resolveClientOptions(options: CardIssuingClientOptions): Resolve
       connectMs: checkedNumber('timeouts.connectMs', timeouts.connectMs, 10_000, ms),
       headersMs: checkedNumber('timeouts.headersMs', timeouts.headersMs, 30_000, ms),
       bodyMs: checkedNumber('timeouts.bodyMs', timeouts.bodyMs, 30_000, ms),
+      bodyTotalMs: checkedNumber('timeouts.bodyTotalMs', timeouts.bodyTotalMs, 120_000, ms),
     }),
     retry: Object.freeze({
       maxAttempts: checkedNumber('retry.maxAttempts', retry.maxAttempts, 6, int),

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type Dispatcher, request } from 'undici';
+import { type Dispatcher, errors, request } from 'undici';
 
 /** One HTTP request as the client sends it. */
 export interface OutgoingRequest {
@@ -9,7 +9,10 @@ export interface OutgoingRequest {
   readonly body: string | undefined;
   readonly signal: AbortSignal | undefined;
   readonly headersTimeoutMs: number;
+  /** Longest silence between two chunks of the body. */
   readonly bodyTimeoutMs: number;
+  /** Longest time for the whole body, however steadily it trickles in. */
+  readonly bodyTotalMs: number;
 }
 
 /** Why a response body could not be used. */
@@ -62,11 +65,19 @@ export async function sendRequest(
     bodyTimeout: outgoing.bodyTimeoutMs,
   });
   const { statusCode: status, headers } = response;
+  // undici's bodyTimeout only bounds the silence between chunks: a byte every few seconds would
+  // hold the request (and its slot) for hours. The body ends as timed out at this deadline.
+  const deadline = setTimeout(
+    () => response.body.destroy(new errors.BodyTimeoutError()),
+    outgoing.bodyTotalMs,
+  );
   let bytes: Buffer;
   try {
     bytes = Buffer.from(await response.body.arrayBuffer());
   } catch (error) {
     return { status, headers, bytes: undefined, bodyError: error };
+  } finally {
+    clearTimeout(deadline);
   }
   const promised = Number(header(headers, 'content-length'));
   if (Number.isInteger(promised) && bytes.length < promised) {
