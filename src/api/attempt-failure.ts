@@ -67,7 +67,9 @@ export function statusFailure(response: ReceivedResponse, context: StatusContext
     };
   }
   const code = bodyField(body, 'code');
-  const upstreamCode = typeof code === 'string' ? code : undefined;
+  // The code is journaled and printed like the message: an echoed key is cut from both.
+  const upstreamCode =
+    typeof code === 'string' ? code.replaceAll(context.secret, '[redacted]') : undefined;
   const detail = upstreamCode === undefined ? '' : ` ${upstreamCode}`;
   if (isRetryableStatus(status)) {
     const asked =

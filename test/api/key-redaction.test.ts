@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import { pino } from 'pino';
+import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/api/index.js';
+import { CardIssuingClient, UpstreamError } from '../../src/api/index.js';
 import { orderNo, startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 import { capturedLog, sandboxClient, setFaults } from './client-fixtures.js';
 
@@ -83,6 +84,35 @@ describe('CardIssuingClient: the API key never leaks', () => {
     expect(log.text()).not.toContain(key);
     for (const error of errors) {
       for (const text of serialisations(error)) expect(text).not.toContain(key);
+    }
+  });
+
+  it('keeps a key the upstream echoes in the code of its refusal out of the error', async () => {
+    // The sandbox never echoes a key; an upstream (or a gateway before it) might, in any field.
+    const key = 'sk_live_echoed_key_0123456789';
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get('https://upstream.test')
+      .intercept({ path: '/merchants/balance', method: 'GET' })
+      .reply(403, { statusCode: 403, code: `KEY_BLOCKED:${key}`, message: `key ${key} blocked` });
+    const log = capturedLog();
+    const client = new CardIssuingClient({
+      baseUrl: 'https://upstream.test',
+      apiKey: key,
+      dispatcher: agent,
+      logger: log.logger,
+    });
+    try {
+      const error = await failure(client.getMerchantBalance());
+      expect(error).toMatchObject({ code: 'UPSTREAM_REJECTED', status: 403 });
+      log.logger.error({ err: error }, 'call failed');
+      log.logger.flush();
+      expect(error.upstreamCode).not.toContain(key);
+      for (const text of serialisations(error)) expect(text).not.toContain(key);
+      expect(log.text()).not.toContain(key);
+    } finally {
+      await agent.close();
     }
   });
 
