@@ -143,6 +143,27 @@ describe('cardsync schedule', () => {
     expect(sampleValue(samples, 'cardsync_last_run_exit_code', { command: 'run' })).toBeDefined();
   }, 40_000);
 
+  it('reads the key file again for each run: a key renewed after a 401 is used without a restart', async () => {
+    const keyFile = join(f.dir, 'rotated.key');
+    writeFileSync(keyFile, 'sk_test_revoked_key_0000\n');
+    const env = { ...f.env, CARDSYNC_API_KEY: '', CARDSYNC_API_KEY_FILE: keyFile };
+    const cli = startCliProcess(['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC'], env);
+    const finished = () => logLines(cli).filter((l) => l.msg === 'run finished');
+    try {
+      await cli.firstLine();
+      await until('a run refused for its key', cli, () => finished().length >= 1);
+      expect(finished()[0]).toMatchObject({ exitCode: 3, sync: 'unauthorized' });
+      // What the exit 3 line tells the operator to do: renew the key in the file it names.
+      writeFileSync(keyFile, `${f.env.CARDSYNC_API_KEY}\n`);
+      const renewedAt = finished().length;
+      await until('two more runs', cli, () => finished().length >= renewedAt + 2);
+    } finally {
+      cli.child.kill('SIGTERM');
+    }
+    expect(await cli.exited(), cli.stderr()).toBe(0);
+    expect(finished().at(-1), cli.stderr()).toMatchObject({ exitCode: 0, sync: 'done' });
+  }, 40_000);
+
   it('skips ticks while a run is slow, and a SIGTERM stops the run in flight as a sync stops', async () => {
     f.t.sandbox.faults.replace([
       { kind: 'latency', ms: 2500, match: { operation: 'getMerchantBalance' } },

@@ -1,3 +1,4 @@
+import type { JobConfig } from '../../config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { runSchedule, validateSchedule } from '../../runner/nightly-schedule.js';
 import { ScheduleError } from '../../runner/schedule-error.js';
@@ -5,6 +6,7 @@ import type { CliIo } from '../cli-io.js';
 import { runConfigFlags } from '../commands/run-command.js';
 import type { ScheduleFlags } from '../commands/schedule-command.js';
 import { UsageError } from '../exit-codes.js';
+import { exitCodeOf } from '../job-errors.js';
 import { checkJobSetup } from '../job-preflight.js';
 import { loadConfig } from '../job-setup.js';
 import { nightlyJob } from '../nightly-job.js';
@@ -39,7 +41,17 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
             : `cardsync schedule: running \`run\` on "${flags.cron}"${flags.tz ? ` (${flags.tz})` : ''}; next at ${next?.toISOString() ?? 'never'}\n`,
         ),
       job: async () => {
-        const outcome = await nightlyJob(io, config, {
+        // Each run reads the configuration afresh, as `cardsync run` would: a key or CA file
+        // renewed after a refusal (exit 3) is used by the next tick without a restart. One that
+        // no longer loads is that run's exit 2, logged; the schedule goes on.
+        let current: JobConfig;
+        try {
+          current = await loadConfig(io, runConfigFlags(flags), true);
+        } catch (error) {
+          logRunOutcome(logger, { result: null, exitCode: exitCodeOf(error), error });
+          return;
+        }
+        const outcome = await nightlyJob(io, current, {
           failOn: flags.failOn,
           progress: false,
           logger,
