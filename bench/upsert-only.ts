@@ -196,6 +196,7 @@ function readWindows(source: Database.Database, merchantId: string, limit: numbe
       attempts: 1,
       startedAt: 0,
       finishedAt: 0,
+      readAt: 0,
       markDone: true,
     });
     rangeStart = last.createdAt + 1;

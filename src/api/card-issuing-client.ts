@@ -43,11 +43,12 @@ import {
   type ReceivedResponse,
   sendRequest,
 } from './send-request.js';
+import { UpstreamClock } from './upstream-clock.js';
 import { UpstreamError } from './upstream-error.js';
 
 /** The upstream's clock as last seen; what a caller needs to place its cutoffs in upstream time. */
 export interface UpstreamTime {
-  /** Epoch ms from the most recent response's `Date` header, or undefined before any response. */
+  /** The upstream's present in epoch ms, as its `Date` headers show it, or undefined before any. */
   upstreamNow(): number | undefined;
 }
 
@@ -127,7 +128,7 @@ export class CardIssuingClient implements UpstreamTime {
   readonly #logger: Logger | undefined;
   readonly #random: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  #upstreamNow: number | undefined;
+  readonly #upstreamClock = new UpstreamClock();
   readonly #counters = { requests: 0, retries: 0, rateLimited: 0 };
 
   /** @throws ClientConfigError for a non-https `baseUrl`, an empty `apiKey`, a bad `ca`... */
@@ -207,11 +208,11 @@ export class CardIssuingClient implements UpstreamTime {
   }
 
   /**
-   * Latest upstream clock reading: epoch ms parsed from the most recent response's `Date` header
-   * (second precision), or undefined.
+   * The upstream's present, epoch ms: the local clock, corrected by as much as the answers'
+   * `Date` headers show it to be off (see {@link UpstreamClock}); undefined before any answer.
    */
   upstreamNow(): number | undefined {
-    return this.#upstreamNow;
+    return this.#upstreamClock.now();
   }
 
   /** Stats for progress and benchmarks: requests, retries, 429s, the current concurrency limit. */
@@ -375,11 +376,13 @@ export class CardIssuingClient implements UpstreamTime {
   ): Promise<AttemptOutcome<R>> {
     let received: ReceivedBody;
     this.#counters.requests += 1;
+    const sent = Date.now();
     try {
       received = await sendRequest(this.#dispatcher, outgoing);
     } catch (error) {
       return { ok: false, failure: transportFailure(error) };
     }
+    const arrived = Date.now();
     if (isSuccess(received.status)) {
       // The request is over: its slot goes to the next one now, and this body is parsed and
       // checked two turns later, once undici has written that request. (Before writing on a
@@ -393,7 +396,7 @@ export class CardIssuingClient implements UpstreamTime {
     }
     const response = parseBody(received);
     const date = Date.parse(headerValue(response.headers, 'date') ?? '');
-    if (!Number.isNaN(date)) this.#upstreamNow = date;
+    if (!Number.isNaN(date)) this.#upstreamClock.observe(date, sent, arrived);
     const { status } = response;
     if (!isSuccess(status)) {
       const failure = statusFailure(response, {

@@ -5,7 +5,7 @@ import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import { addLandedTo, CommitBatcher } from './commit-batcher.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import { screenCards } from './record-screen.js';
-import type { MerchantSyncContext } from './sync-context.js';
+import { type MerchantSyncContext, readTime } from './sync-context.js';
 import { emptyCounts, type ResourceCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
 import type { CardPageCommit, CardPageCounts } from './writer-thread-protocol.js';
@@ -121,5 +121,5 @@ function cardPageCommit(
       raw: card,
     })),
   ];
-  return { merchantId, cards: mine, quarantined, observedAt: isoTime(context.clock()) };
+  return { merchantId, cards: mine, quarantined, observedAt: isoTime(readTime(context)) };
 }

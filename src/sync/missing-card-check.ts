@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { MalformedRecordError, UpstreamError } from '../api/index.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import { quarantineEntries } from './quarantine-entries.js';
-import type { MerchantSyncContext } from './sync-context.js';
+import { type MerchantSyncContext, readTime } from './sync-context.js';
 import type { MissingCardCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
 
@@ -65,7 +65,7 @@ export async function checkMissingCards(
     missing.map((cardId) =>
       limit(async () => {
         if (context.signal.aborted) return;
-        const write = { merchantId, runId: context.runId, observedAt: isoTime(context.clock()) };
+        const write = { merchantId, runId: context.runId, observedAt: isoTime(readTime(context)) };
         try {
           const card = await context.api.getCard(cardId, { signal: context.signal });
           context.writers.atomically(() => {

@@ -24,6 +24,15 @@ export interface SyncApi {
   upstreamNow(): number | undefined;
 }
 
+/**
+ * The moment of a read, in epoch ms on the upstream's clock: a card's balance read then is
+ * compared with the transactions whose `createdAt` (the upstream's clock) came before it, and a
+ * transaction's first-seen time with the cards' reads. The local clock until an answer came.
+ */
+export function readTime(context: Pick<MerchantSyncContext, 'api' | 'clock'>): number {
+  return context.api.upstreamNow() ?? context.clock();
+}
+
 /** Tunables of a sync, from the configuration. */
 export interface SyncSettings {
   readonly concurrency: number;

@@ -1,5 +1,5 @@
 import { quarantineEntries } from './quarantine-entries.js';
-import type { MerchantSyncContext } from './sync-context.js';
+import { type MerchantSyncContext, readTime } from './sync-context.js';
 import type { TransactionCounts } from './sync-result.js';
 import type { TimeRange } from './time-range.js';
 import { windowBatcher } from './window-batcher.js';
@@ -85,6 +85,7 @@ export async function syncWindows(
             attempts: result.attempts,
             startedAt,
             finishedAt: context.clock(),
+            readAt: readTime(context),
             markDone: job.markDone && result.verified,
           },
           fetched,

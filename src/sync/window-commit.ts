@@ -24,8 +24,10 @@ export interface WindowCommit {
   readonly fetched: number;
   readonly attempts: number;
   readonly startedAt: number;
-  /** When the window's last page was read: the rows' read time. */
+  /** When the window's last page was read, on the local clock (the run record's time). */
   readonly finishedAt: number;
+  /** The same moment on the upstream's clock: the rows' first-seen time (see `readTime`). */
+  readonly readAt: number;
   /** Add the range to the merchant's done ranges (history and lookback windows). */
   readonly markDone: boolean;
 }
@@ -47,7 +49,7 @@ export function writeWindow(
   const write = {
     merchantId: window.merchantId,
     runId,
-    observedAt: isoTime(window.finishedAt),
+    observedAt: isoTime(window.readAt),
   };
   const { kept, refused } = screenTransactions(window.rows);
   const counts = writers.transactions.write(kept, write);
