@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { UpstreamError } from '../api/index.js';
-import type { Card } from '../contract/index.js';
+import { utcInstant } from '../contract/utc-instant.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
 import { askUpstream, auditCounts, settledHistory, type Tally, tallyAhead } from './count-audit.js';
@@ -81,7 +81,10 @@ export async function syncMerchant(
     const counts = result.transactions;
     counts.outcome = 'failed';
     const input = {
-      start: historyStart(context, merchantId, cutoff, firstPage.records),
+      start: historyStart(context, merchantId, cutoff, [
+        ...firstPage.records,
+        ...firstPage.rejected.map((error) => error.raw),
+      ]),
       cutoff,
       lookbackMs: context.settings.lookbackMs,
       done: context.writers.progress.read(merchantId),
@@ -221,7 +224,8 @@ function adoptProvisional(context: MerchantSyncContext, provisional: string, mer
 
 /**
  * `--since`, else the earliest of the merchant's cards (in the mirror and in `seen`, cards read
- * but perhaps not landed yet) and done ranges, else the lookback; never after the cutoff (a
+ * but perhaps not landed yet, malformed ones included: a quarantined card's transactions are
+ * mirrored like any other's) and done ranges, else the lookback; never after the cutoff (a
  * merchant whose first card is younger than the safety lag, or a `--since` ahead of it: its
  * history is then the cutoff's millisecond, and the tail window reads what follows).
  */
@@ -229,7 +233,7 @@ function historyStart(
   context: MerchantSyncContext,
   merchantId: string,
   cutoff: number,
-  seen: readonly Card[] = [],
+  seen: readonly unknown[] = [],
 ): number {
   if (context.settings.since !== undefined) return Math.min(context.settings.since, cutoff);
   const row = context.writers.db
@@ -239,9 +243,30 @@ function historyStart(
          UNION ALL SELECT min(start_at) FROM sync_progress WHERE merchant_id = ?)`,
     )
     .get(merchantId, merchantId) as { at: string | null };
-  const known = [row.at, ...seen.filter((c) => c.merchantId === merchantId).map((c) => c.createdAt)]
-    .filter((at): at is string => at !== null)
-    .map((at) => Date.parse(at))
-    .filter((at) => !Number.isNaN(at));
+  const quarantined = context.writers.db
+    .prepare(
+      `SELECT raw_json FROM quarantine WHERE merchant_id = ? AND resource = 'cards'
+         AND resolved_at IS NULL`,
+    )
+    .pluck()
+    .all(merchantId) as string[];
+  const known = [
+    ...(row.at === null ? [] : [Date.parse(row.at)]),
+    ...[...seen, ...quarantined.map((raw) => JSON.parse(raw) as unknown)].map((card) =>
+      cardCreatedAt(card, merchantId),
+    ),
+  ].filter((at): at is number => at !== undefined && !Number.isNaN(at));
   return known.length > 0 ? Math.min(...known, cutoff) : cutoff - context.settings.lookbackMs;
+}
+
+/**
+ * When a card record, valid or not, was created, unless it names another merchant or has no
+ * real instant for `createdAt`.
+ */
+function cardCreatedAt(card: unknown, merchantId: string): number | undefined {
+  if (typeof card !== 'object' || card === null) return undefined;
+  const { createdAt, merchantId: owner } = card as { createdAt?: unknown; merchantId?: unknown };
+  if (typeof owner === 'string' && owner !== merchantId) return undefined;
+  const at = typeof createdAt === 'string' ? utcInstant(createdAt) : undefined;
+  return at === undefined ? undefined : Date.parse(at);
 }
