@@ -56,8 +56,10 @@ const PAGE_ROWS = 100;
  * whose old rows did not move costs three requests, whatever the history, and each change costs
  * O(log n) of them. This is also how status changes of rows older than the lookback are caught.
  *
- * Counts compare the mirror over both `[start, end]` and `[start - 1, end + 1]`, so the check
- * holds whether or not the upstream's time filters are inclusive.
+ * Each range is counted out to the nearest millisecond on either side where the mirror holds no
+ * row, and the upstream is asked for it widened by that millisecond: so the mirror's count is
+ * the same whether the upstream's time filters are inclusive, exclusive or mixed, and a row
+ * missing from the mirror is never offset by a mirrored row on a boundary the upstream leaves out.
  */
 export async function auditCounts(
   context: MerchantSyncContext,
@@ -92,17 +94,31 @@ export async function auditCounts(
     audit.queries += STATUS_FILTERS.length;
     return askUpstream(context, r);
   };
+  // A range as counted: out to the nearest millisecond on either side where the mirror holds no
+  // row. The upstream is asked for it widened by those empty milliseconds, so whichever of its
+  // ends the upstream includes, it counts what the mirror counts over the extent (a mirrored row
+  // on a boundary the upstream leaves out would offset a row missing from the mirror).
+  const extent = (r: TimeRange): TimeRange => {
+    let { start, end } = r;
+    while (mirrored(start - 1, start - 1).rows > 0) start -= 1;
+    while (mirrored(end + 1, end + 1).rows > 0) end += 1;
+    return start === r.start && end === r.end ? r : { start, end };
+  };
   // The whole range's counts are asked for first (unless they were, once every window was
-  // read), so the upstream answers while the mirror counts (which takes a while on a long
-  // history); the first round uses them.
-  let ahead: Promise<Tally> | null = options.asked ?? askUpstream(context, range);
+  // read, over what turns out to be its extent), so the upstream answers while the mirror counts
+  // (which takes a while on a long history); the first round uses them.
+  const top = extent(range);
+  let ahead: Promise<Tally> | null =
+    options.asked && top === range ? options.asked : askUpstream(context, top);
   audit.queries += STATUS_FILTERS.length;
+  // Counts asked for over a range that turned out not to be its extent were sent all the same.
+  if (options.asked && ahead !== options.asked) audit.queries += STATUS_FILTERS.length;
   ahead.catch(() => {});
   // undici writes a request on an idle keep-alive socket from an immediate of its own, queued
   // after this one: the second turn starts once they are written.
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
-  const whole = await wholeTally(range, options.settled, mirrored);
-  tallies.set(key(range), whole);
+  const whole = await wholeTally(top, options.settled, mirrored);
+  tallies.set(key(top), whole);
   const unsettled: UnsettledCounts = {
     outcome: 'done',
     watched: whole.pending + whole.completed,
@@ -120,28 +136,26 @@ export async function auditCounts(
       const next: TimeRange[] = [];
       await Promise.all(
         level.map(async (r) => {
-          const up = await (r === range && ahead ? ahead : upstream(r));
+          const early = r === range && ahead !== null;
+          const q = early ? top : extent(r);
+          const up = await (early && ahead ? ahead : upstream(q));
           ahead = null;
-          const narrow = mirrored(r.start, r.end);
-          const wide = plus(
-            narrow,
-            plus(mirrored(r.start - 1, r.start - 1), mirrored(r.end + 1, r.end + 1)),
-          );
-          if (same(up, narrow) || same(up, wide)) return;
-          const surplus = up.rows < narrow.rows;
+          const mine = mirrored(q.start, q.end);
+          if (same(up, mine)) return;
+          const surplus = up.rows < mine.rows;
           // Read a range once it is small, or once its changes are dense (a page or less per
           // change: halving it further would cost more requests than reading it). Sparse
           // changes are halved towards: a night's settlements sit in a few days of history.
-          const changes = changesBetween(up, up.rows >= wide.rows ? wide : narrow);
+          const changes = changesBetween(up, mine);
           const small = up.rows <= leafRows || up.rows <= changes * PAGE_ROWS || !canSplit(r);
           if (!small) next.push(...splitRange(r, 2));
-          else if (!surplus) reread.push(r);
+          else if (!surplus) reread.push(q);
           else if (!surplusSeen.has(key(r))) {
             // The upstream no longer counts rows the mirror holds: read the range once (its other
             // rows may have moved) and report it; reading it again would not bring them back.
             surplusSeen.add(key(r));
-            surplusRanges.push(r);
-            reread.push(r);
+            surplusRanges.push(q);
+            reread.push(q);
           }
         }),
       );
@@ -177,7 +191,7 @@ export async function auditCounts(
 
 /**
  * The upstream's tally over `range`: three `limit=1` requests (every row, PENDING, COMPLETED),
- * each widened by a millisecond on both sides as the mirror's wide count is.
+ * each widened by a millisecond on both sides (where the audit's extents hold no mirrored row).
  */
 export async function askUpstream(context: MerchantSyncContext, range: TimeRange): Promise<Tally> {
   const [rows = 0, pending = 0, completed = 0] = await Promise.all(
