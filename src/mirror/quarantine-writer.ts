@@ -56,7 +56,9 @@ export class QuarantineWriter {
 
   /**
    * Mark resolved the quarantined cards and transactions of a merchant that the mirror now
-   * holds in a valid form and that this run did not see malformed again.
+   * holds in a valid form and that this run did not see malformed again. A transaction counts
+   * as seen again only where a window of this run read its `createdAt`: the mirror may hold a
+   * valid version read before the malformed one, and a range no window reads tells nothing.
    */
   resolveRepaired(context: WriteContext): number {
     return this.#db
@@ -64,7 +66,11 @@ export class QuarantineWriter {
         `UPDATE quarantine SET resolved_at = @at
          WHERE merchant_id = @merchantId AND resolved_at IS NULL AND last_run_id <> @runId
            AND ((resource = 'transactions'
-                 AND record_id IN (SELECT transaction_id FROM transactions))
+                 AND EXISTS (SELECT 1 FROM transactions t JOIN sync_windows w
+                               ON w.run_id = @runId AND w.merchant_id = t.merchant_id
+                              AND w.filter IS NULL
+                              AND t.created_at BETWEEN w.start_at AND w.end_at
+                             WHERE t.transaction_id = quarantine.record_id))
              OR (resource = 'cards' AND record_id IN (SELECT card_id FROM cards)))`,
       )
       .run({ at: context.observedAt, merchantId: context.merchantId, runId: context.runId })

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CardWriter } from '../../src/mirror/card-writer.js';
 import { type QuarantinedRecord, QuarantineWriter } from '../../src/mirror/quarantine-writer.js';
+import { RunStore } from '../../src/mirror/run-store.js';
 import { TransactionWriter } from '../../src/mirror/transaction-writer.js';
 import { card, context, transaction, useTempMirrors } from './mirror-fixtures.js';
 
@@ -30,6 +31,23 @@ function setup() {
     quarantine: new QuarantineWriter(mirror.db),
     transactions: new TransactionWriter(mirror.db),
     cards: new CardWriter(mirror.db),
+    /** A window of `run` over the day of the fixtures' transactions, as landing one records it. */
+    readDay: (run: typeof RUN1) =>
+      new RunStore(mirror.db).addWindow({
+        runId: run.runId,
+        merchantId: run.merchantId,
+        kind: 'history',
+        startAt: '2026-01-10T00:00:00.000Z',
+        endAt: '2026-01-10T23:59:59.999Z',
+        filter: null,
+        expected: 1,
+        fetched: 1,
+        upserted: 1,
+        attempts: 1,
+        durationMs: 1,
+        outcome: 'done',
+        finishedAt: run.observedAt,
+      }),
     rows,
   };
 }
@@ -88,11 +106,20 @@ describe('QuarantineWriter', () => {
   });
 
   it('resolves a quarantined transaction the mirror now holds and this run did not see malformed', () => {
-    const { quarantine, transactions, rows } = setup();
+    const { quarantine, transactions, readDay, rows } = setup();
     quarantine.write([malformedTransaction('tx-1')], RUN1);
     transactions.write([transaction({ transactionId: 'tx-1' })], RUN2);
+    readDay(RUN2);
     expect(quarantine.resolveRepaired(RUN2)).toBe(1);
     expect(rows()[0]).toMatchObject({ record_id: 'tx-1', resolved_at: RUN2.observedAt });
+  });
+
+  it('leaves unresolved a quarantined transaction mirrored before that no window of this run read', () => {
+    const { quarantine, transactions, rows } = setup();
+    transactions.write([transaction({ transactionId: 'tx-1' })], RUN1);
+    quarantine.write([malformedTransaction('tx-1')], RUN1);
+    expect(quarantine.resolveRepaired(RUN2)).toBe(0);
+    expect(rows()[0]).toMatchObject({ resolved_at: null });
   });
 
   it('leaves unresolved a record seen malformed again in the current run', () => {

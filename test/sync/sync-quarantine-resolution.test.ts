@@ -1,0 +1,98 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CardIssuingClient, MalformedRecordError } from '../../src/api/index.js';
+import type { Transaction } from '../../src/contract/index.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+/** The real client, with one transaction arriving malformed (its amount a JSON number). */
+function corrupting(api: CardIssuingClient, id: string): SyncApi {
+  return {
+    ...syncApiOf(api),
+    listTransactions: async (query, options) => {
+      const page = await api.listTransactions(query, options);
+      const records: Transaction[] = [];
+      for (const row of page.records) {
+        if (row.transactionId !== id) records.push(row);
+        else
+          page.rejected.push(
+            new MalformedRecordError(
+              { ...row, amount: Number(row.amount) },
+              '/amount must be string',
+              {
+                operation: 'listTransactions',
+                attempts: 1,
+              },
+            ),
+          );
+      }
+      page.records = records;
+      return page;
+    },
+  };
+}
+
+describe('a mirrored transaction that later arrives malformed', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'sync-quarantine-resolution',
+      world: { cards: 30, transactions: 400, days: 30, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it('stays unresolved in quarantine while no valid version of it has arrived since', async () => {
+    const card = w.t.sandbox.context.store.db
+      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
+      .pluck()
+      .get() as string;
+    const at = Date.now() - 20 * 86_400_000;
+    const post = async (status: string, createdAt: number) => {
+      const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+        type: 'PURCHASE',
+        status,
+        amount: '1.00',
+        createdAt: new Date(createdAt).toISOString(),
+        force: true,
+      });
+      expect(posted.status).toBe(201);
+      return (posted.body as { data: { transactionId: string } }).data.transactionId;
+    };
+    // Two rows far before the lookback, a millisecond apart.
+    const broken = await post('COMPLETED', at);
+    const moving = await post('PENDING', at + 1);
+    expect((await w.sync()).outcome).toBe('done');
+
+    // The neighbour settles, so the count audit reads their range again, and the first row now
+    // arrives malformed: quarantined, the mirror keeping the version read before.
+    const moved = await w.t.control.post(`/_control/transactions/${moving}/status`, {
+      status: 'COMPLETED',
+    });
+    expect(moved.status).toBe(200);
+    const second = await w.sync({ wrapApi: (api) => corrupting(api, broken) });
+    expect(second.outcome).toBe('done');
+    expect(second.merchants[0]!.transactions.quarantined).toBe(1);
+
+    // Still malformed upstream, but nothing in its range moved, so no window reads it.
+    const third = await w.sync({ wrapApi: (api) => corrupting(api, broken) });
+    expect(third.outcome).toBe('done');
+    const db = new Database(w.mirrorFile, { readonly: true });
+    const resolvedAt = () =>
+      db
+        .prepare(
+          "SELECT resolved_at FROM quarantine WHERE resource = 'transactions' AND record_id = ?",
+        )
+        .pluck()
+        .get(broken) as string | null;
+    try {
+      expect(resolvedAt()).toBeNull();
+      // Repaired upstream: read again (it was quarantined), and resolved.
+      expect((await w.sync()).outcome).toBe('done');
+      expect(resolvedAt()).not.toBeNull();
+    } finally {
+      db.close();
+    }
+  });
+});
