@@ -101,7 +101,11 @@ export async function fetchWindow(
         rows.set(row.transactionId, row);
       }
       page.rejected.forEach((error, index) => {
-        const id = error.recordId ?? `page${page.pagination.page}#${index}`;
+        // Its own transactionId, not the first id the record carries: that may be its card's,
+        // shared by other malformed records of the card, which would then count as one.
+        const own = (error.raw as { transactionId?: unknown } | null)?.transactionId;
+        const id =
+          typeof own === 'string' && own.length > 0 ? own : `page${page.pagination.page}#${index}`;
         seen.add(id);
         rejected.set(id, error);
       });

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CardIssuingClient, MalformedRecordError } from '../../src/api/index.js';
+import type { Transaction } from '../../src/contract/index.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+/** The real client, with chosen transactions arriving without their transactionId. */
+function withoutId(api: CardIssuingClient, ids: readonly string[]): SyncApi {
+  return {
+    ...syncApiOf(api),
+    listTransactions: async (query, options) => {
+      const page = await api.listTransactions(query, options);
+      const records: Transaction[] = [];
+      for (const row of page.records) {
+        if (!ids.includes(row.transactionId)) records.push(row);
+        else {
+          const { transactionId: _, ...raw } = row;
+          page.rejected.push(
+            new MalformedRecordError(raw, "(record) must have required property 'transactionId'", {
+              operation: 'listTransactions',
+              attempts: 1,
+            }),
+          );
+        }
+      }
+      page.records = records;
+      return page;
+    },
+  };
+}
+
+describe('malformed transactions without a transactionId', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'sync-quarantine-without-id',
+      world: { cards: 30, transactions: 400, days: 30, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it('are each quarantined, two of one card in one millisecond too, and their window verifies', async () => {
+    const card = w.t.sandbox.context.store.db
+      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
+      .pluck()
+      .get() as string;
+    const createdAt = new Date(Date.now() - 10 * 86_400_000).toISOString();
+    const ids: string[] = [];
+    for (const amount of ['1.00', '2.00']) {
+      const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+        type: 'PURCHASE',
+        status: 'COMPLETED',
+        amount,
+        createdAt,
+        force: true,
+      });
+      expect(posted.status).toBe(201);
+      ids.push((posted.body as { data: { transactionId: string } }).data.transactionId);
+    }
+    const result = await w.sync({ wrapApi: (api) => withoutId(api, ids) });
+    expect(result.outcome).toBe('done');
+    const transactions = result.merchants[0]!.transactions;
+    expect(transactions.quarantined).toBe(2);
+    expect(transactions.unverified).toBe(0);
+    expect(transactions.splits).toBe(0);
+  });
+});
