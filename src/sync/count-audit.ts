@@ -285,14 +285,22 @@ function mirrorTally(
             count(*) FILTER (WHERE status = 'COMPLETED') AS completed
      FROM transactions WHERE merchant_id = @merchantId AND created_at BETWEEN @start AND @end`,
   );
+  // A record read malformed twice in the run, in two versions (its status moved meanwhile), is
+  // two rows of the quarantine: it counts once, as the version read last.
   const quarantined = context.writers.db.prepare(
     `SELECT count(*) AS rows, count(*) FILTER (WHERE status = 'PENDING') AS pending,
             count(*) FILTER (WHERE status = 'COMPLETED') AS completed
-     FROM (SELECT json_extract(raw_json, '$.status') AS status FROM quarantine
+     FROM (SELECT json_extract(raw_json, '$.status') AS status,
+                  row_number() OVER (
+                    PARTITION BY coalesce('t' || json_extract(raw_json, '$.transactionId'),
+                                      'q' || quarantine_id)
+                    ORDER BY last_seen_at DESC, quarantine_id DESC) AS version
+           FROM quarantine
            WHERE merchant_id = @merchantId AND resource = 'transactions' AND resolved_at IS NULL
              AND last_run_id = @runId
              AND json_extract(raw_json, '$.createdAt') BETWEEN @start AND @end
-             AND record_id NOT IN (SELECT transaction_id FROM transactions))`,
+             AND record_id NOT IN (SELECT transaction_id FROM transactions))
+     WHERE version = 1`,
   );
   // Mirrored rows still open in quarantine from an earlier run that no window of this run has
   // read: not counted, so their range is read again. Driven by the quarantine (a few rows), each

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CardIssuingClient, MalformedRecordError } from '../../src/api/index.js';
+import type { Transaction } from '../../src/contract/index.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+describe('a malformed transaction whose status moves while the sync runs', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'sync-quarantine-moved',
+      world: { cards: 30, transactions: 400, days: 30, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it('counts once in the count audit, as its last version: no rows the upstream no longer counts', async () => {
+    const card = w.t.sandbox.context.store.db
+      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
+      .pluck()
+      .get() as string;
+    const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+      type: 'PURCHASE',
+      status: 'PENDING',
+      amount: '1.00',
+      createdAt: new Date(Date.now() - 86_400_000).toISOString(),
+      force: true,
+    });
+    expect(posted.status).toBe(201);
+    const id = (posted.body as { data: { transactionId: string } }).data.transactionId;
+    // Always malformed (its amount a JSON number); it completes right after it is first read.
+    let completed = false;
+    const wrap = (api: CardIssuingClient): SyncApi => ({
+      ...syncApiOf(api),
+      listTransactions: async (query, options) => {
+        const page = await api.listTransactions(query, options);
+        const records: Transaction[] = [];
+        let read = false;
+        for (const row of page.records) {
+          if (row.transactionId !== id) records.push(row);
+          else {
+            read = true;
+            page.rejected.push(
+              new MalformedRecordError({ ...row, amount: 1 }, '/amount must be string', {
+                operation: 'listTransactions',
+                attempts: 1,
+              }),
+            );
+          }
+        }
+        page.records = records;
+        if (read && !completed) {
+          completed = true;
+          const moved = await w.t.control.post(`/_control/transactions/${id}/status`, {
+            status: 'COMPLETED',
+          });
+          expect(moved.status).toBe(200);
+        }
+        return page;
+      },
+    });
+    const result = await w.sync({ wrapApi: wrap });
+    expect(result.outcome).toBe('done');
+    expect(completed).toBe(true);
+    const merchant = result.merchants[0]!;
+    expect(merchant.transactions.quarantined).toBe(2);
+    expect(merchant.audit.surplus).toBe(0);
+    expect(merchant.audit.reread).toBe(1);
+  });
+});
