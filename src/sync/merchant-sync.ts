@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { UpstreamError } from '../api/index.js';
+import type { Card } from '../contract/index.js';
 import { utcInstant } from '../contract/utc-instant.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
