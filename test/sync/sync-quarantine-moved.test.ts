@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CardIssuingClient, MalformedRecordError } from '../../src/api/index.js';
-import type { Transaction } from '../../src/contract/index.js';
+import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { breakRecords } from '../support/malformed-records.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 describe('a malformed transaction whose status moves while the sync runs', () => {
@@ -35,22 +35,12 @@ describe('a malformed transaction whose status moves while the sync runs', () =>
       ...syncApiOf(api),
       listTransactions: async (query, options) => {
         const page = await api.listTransactions(query, options);
-        const records: Transaction[] = [];
-        let read = false;
-        for (const row of page.records) {
-          if (row.transactionId !== id) records.push(row);
-          else {
-            read = true;
-            page.rejected.push(
-              new MalformedRecordError({ ...row, amount: 1 }, '/amount must be string', {
-                operation: 'listTransactions',
-                attempts: 1,
-              }),
-            );
-          }
-        }
-        page.records = records;
-        if (read && !completed) {
+        const read = breakRecords(page, 'listTransactions', (row) =>
+          row.transactionId === id
+            ? { raw: { ...row, amount: 1 }, reason: '/amount must be string' }
+            : undefined,
+        );
+        if (read > 0 && !completed) {
           completed = true;
           const moved = await w.t.control.post(`/_control/transactions/${id}/status`, {
             status: 'COMPLETED',

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CardIssuingClient, MalformedRecordError } from '../../src/api/index.js';
-import type { Transaction } from '../../src/contract/index.js';
+import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { breakRecords } from '../support/malformed-records.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 /** The real client, with one transaction arriving malformed (its amount a JSON number). */
@@ -11,22 +11,11 @@ function corrupting(api: CardIssuingClient, id: string): SyncApi {
     ...syncApiOf(api),
     listTransactions: async (query, options) => {
       const page = await api.listTransactions(query, options);
-      const records: Transaction[] = [];
-      for (const row of page.records) {
-        if (row.transactionId !== id) records.push(row);
-        else
-          page.rejected.push(
-            new MalformedRecordError(
-              { ...row, amount: Number(row.amount) },
-              '/amount must be string',
-              {
-                operation: 'listTransactions',
-                attempts: 1,
-              },
-            ),
-          );
-      }
-      page.records = records;
+      breakRecords(page, 'listTransactions', (row) =>
+        row.transactionId === id
+          ? { raw: { ...row, amount: Number(row.amount) }, reason: '/amount must be string' }
+          : undefined,
+      );
       return page;
     },
   };

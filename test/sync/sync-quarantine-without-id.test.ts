@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CardIssuingClient, MalformedRecordError } from '../../src/api/index.js';
-import type { Transaction } from '../../src/contract/index.js';
+import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { breakRecords } from '../support/malformed-records.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 /** The real client, with chosen transactions arriving without their transactionId. */
@@ -10,20 +10,11 @@ function withoutId(api: CardIssuingClient, ids: readonly string[]): SyncApi {
     ...syncApiOf(api),
     listTransactions: async (query, options) => {
       const page = await api.listTransactions(query, options);
-      const records: Transaction[] = [];
-      for (const row of page.records) {
-        if (!ids.includes(row.transactionId)) records.push(row);
-        else {
-          const { transactionId: _, ...raw } = row;
-          page.rejected.push(
-            new MalformedRecordError(raw, "(record) must have required property 'transactionId'", {
-              operation: 'listTransactions',
-              attempts: 1,
-            }),
-          );
-        }
-      }
-      page.records = records;
+      breakRecords(page, 'listTransactions', ({ transactionId, ...raw }) =>
+        ids.includes(transactionId)
+          ? { raw, reason: "(record) must have required property 'transactionId'" }
+          : undefined,
+      );
       return page;
     },
   };

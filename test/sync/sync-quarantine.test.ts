@@ -6,10 +6,10 @@ import {
   MalformedRecordError,
   UpstreamError,
 } from '../../src/api/index.js';
-import type { Transaction } from '../../src/contract/index.js';
 import { orphanTransaction } from '../../src/recon/checks/orphan-transaction.js';
 import { runChecks } from '../../src/recon/run-checks.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { breakRecords } from '../support/malformed-records.js';
 import { compareMirror } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -27,21 +27,14 @@ function corrupting(api: CardIssuingClient, broken: Set<string>, huge: string): 
     upstreamNow: () => api.upstreamNow(),
     listTransactions: async (query, options) => {
       const page = await api.listTransactions(query, options);
-      const records: Transaction[] = [];
-      for (const row of page.records) {
-        if (broken.has(row.transactionId)) {
-          const raw = { ...row, amount: Number(row.amount) };
-          page.rejected.push(
-            new MalformedRecordError(raw, '/amount must be string', {
-              operation: 'listTransactions',
-              attempts: 1,
-            }),
-          );
-        } else if (row.transactionId === huge) {
-          records.push({ ...row, amount: '98765432109876543210.00' });
-        } else records.push(row);
-      }
-      page.records = records;
+      breakRecords(page, 'listTransactions', (row) =>
+        broken.has(row.transactionId)
+          ? { raw: { ...row, amount: Number(row.amount) }, reason: '/amount must be string' }
+          : undefined,
+      );
+      page.records = page.records.map((row) =>
+        row.transactionId === huge ? { ...row, amount: '98765432109876543210.00' } : row,
+      );
       return page;
     },
   };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CardIssuingClient, MalformedRecordError } from '../../src/api/index.js';
-import type { Card } from '../../src/contract/index.js';
+import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { breakRecords } from '../support/malformed-records.js';
 import { compareMirror } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -11,18 +11,11 @@ function expiring(api: CardIssuingClient, cardId: string): SyncApi {
     ...syncApiOf(api),
     listCards: async (query, options) => {
       const page = await api.listCards(query, options);
-      const records: Card[] = [];
-      for (const card of page.records) {
-        if (card.cardId !== cardId) records.push(card);
-        else
-          page.rejected.push(
-            new MalformedRecordError({ ...card, status: 'EXPIRED' }, '/status must be one of', {
-              operation: 'listCards',
-              attempts: 1,
-            }),
-          );
-      }
-      page.records = records;
+      breakRecords(page, 'listCards', (card) =>
+        card.cardId === cardId
+          ? { raw: { ...card, status: 'EXPIRED' }, reason: '/status must be one of' }
+          : undefined,
+      );
       return page;
     },
   };
