@@ -7,7 +7,8 @@ const NOTHING = new Uint8Array(0);
 
 /**
  * Checks that a byte stream is UTF-8 text as its chunks go by, and names the line where the
- * first stretch between two LFs that is not starts (lines counted as {@link StreamLines} does).
+ * first stretch between two line breaks (LF or CR) that is not starts (lines counted as
+ * {@link StreamLines} does: a file whose lines end with a lone CR is named by its lines too).
  * A character split between two chunks is carried over to the next, never taken for an error.
  * @example
  * const watch = new Utf8Watch();
@@ -19,7 +20,7 @@ export class Utf8Watch {
   /** The line of the next byte, and whether the byte before it was a CR (a lone one unless LF). */
   #line = 1;
   #afterCr = false;
-  /** The line where the stretch after the last LF starts. */
+  /** The line where the stretch after the last line break starts. */
   #stretchLine = 1;
 
   /** Undefined while the bytes so far are UTF-8; else the line of the first stretch that is not. */
@@ -44,24 +45,26 @@ export class Utf8Watch {
   #count(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     if (this.#afterCr && bytes[0] !== LF) this.#line += 1;
-    const lastLf = bytes.lastIndexOf(LF);
-    if (lastLf !== -1) {
-      this.#line += lineBreaksIn(bytes, 0, lastLf + 1);
-      this.#stretchLine = this.#line;
+    const lastBreak = Math.max(bytes.lastIndexOf(LF), bytes.lastIndexOf(CR));
+    if (lastBreak !== -1) {
+      this.#line += lineBreaksIn(bytes, 0, lastBreak + 1);
+      // A CR at the very end is counted with the next chunk (it may be a CRLF's); either way
+      // what follows it is on the next line.
+      const pendingCr = bytes[lastBreak] === CR && lastBreak === bytes.length - 1;
+      this.#stretchLine = pendingCr ? this.#line + 1 : this.#line;
     }
-    this.#line += lineBreaksIn(bytes, lastLf + 1, bytes.length);
     this.#afterCr = bytes[bytes.length - 1] === CR;
   }
 
   /**
-   * Decode `bytes` one LF-ended piece at a time: the first that fails belongs to the first bad
-   * stretch (the earlier pieces of a stretch that began in an earlier chunk were good).
+   * Decode `bytes` one piece ending at a line break (LF or CR) at a time: the first that fails
+   * belongs to the first bad stretch (the earlier pieces of a stretch that began in an earlier
+   * chunk were good).
    */
   #firstBadStretch(bytes: Uint8Array): number {
     let start = 0;
     while (start < bytes.length) {
-      const lf = bytes.indexOf(LF, start);
-      const end = lf === -1 ? bytes.length : lf + 1;
+      const end = nextBreakEnd(bytes, start);
       const piece = bytes.subarray(start, end);
       if (!isUtf8(piece)) break;
       this.#count(piece);
@@ -69,6 +72,14 @@ export class Utf8Watch {
     }
     return this.#stretchLine;
   }
+}
+
+/** Where the piece of `bytes` from `start` ends: past its first LF or CR, else at the end. */
+function nextBreakEnd(bytes: Uint8Array, start: number): number {
+  const lf = bytes.indexOf(LF, start);
+  const cr = bytes.indexOf(CR, start);
+  const first = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+  return first === -1 ? bytes.length : first + 1;
 }
 
 /**

@@ -330,6 +330,22 @@ describe('importOrderFile refusing a file', () => {
     ]);
   });
 
+  it('names the line of bytes that are not UTF-8 in a file whose lines end with a lone CR', async () => {
+    // Classic Mac line ends, as Excel's "CSV (Macintosh)" writes them, in Mac Roman: é is 0x8e.
+    const file = join(t.dir, 'mac-roman.csv');
+    await writeFile(
+      file,
+      Buffer.concat([
+        Buffer.from(`${HEADER}\rmo-1,CANCEL,card_1,,,,${AT},\rmo-2,CANCEL,card_caf`),
+        Buffer.from([0x8e]),
+        Buffer.from(`,,,,${AT},\r`),
+      ]),
+    );
+    expect((await refusal(file)).issues).toEqual([
+      { line: 3, code: 'NOT_UTF8', reason: 'expected UTF-8 text' },
+    ]);
+  });
+
   it('says IMPORT_UNREADABLE for a file that is not there', async () => {
     await expect(importFile(join(t.dir, 'nope.csv'))).rejects.toMatchObject({
       code: 'IMPORT_UNREADABLE',

@@ -13,12 +13,12 @@ function lineOf(bytes: Uint8Array, offset: number): number {
   return line;
 }
 
-/** The line where the first LF-delimited stretch that is not UTF-8 starts (the reference). */
+/** The line where the first stretch between line breaks that is not UTF-8 starts (the reference). */
 function firstBadStretchLine(bytes: Uint8Array): number | undefined {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let start = 0;
   for (let i = 0; i <= bytes.length; i++) {
-    if (i < bytes.length && bytes[i] !== LF) continue;
+    if (i < bytes.length && bytes[i] !== LF && bytes[i] !== CR) continue;
     try {
       decoder.decode(bytes.subarray(start, i));
     } catch {
