@@ -137,6 +137,9 @@ class LineParser extends Parser {
     const stop: { error?: CsvError } = {};
     super({
       bom: true,
+      // Every line end, whichever the file's first: csv-parse would otherwise keep to the first
+      // it meets, and a CRLF export with rows appended with LF would read as one long row.
+      record_delimiter: ['\r\n', '\n', '\r'],
       relax_column_count: true,
       skip_empty_lines: true,
       // Past a syntax error no row boundary can be trusted: the records the parser still finds

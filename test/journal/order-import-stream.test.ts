@@ -70,7 +70,7 @@ function expectConnectionClean(db = t.mirror): void {
 describe('importOrderFile on files longer than a read', () => {
   it('refuses a file of many chunks for faults near its end, with their lines, and writes nothing', async () => {
     const lines = journalLines(40_000);
-    // A row spanning two lines, with a lone CR (a line break to an editor) in its cardId.
+    // A row spanning two lines, and one cut in two by a lone CR (a line break, unquoted).
     lines[1000] = `mo-1000,DEPOSIT,"card\nx",,1.00,USD,${AT},ord_1000`;
     lines[1001] = `mo-1001,DEPOSIT,card\ry,,1.00,USD,${AT},ord_1001`;
     lines[39_990] = `mo-39990,DEPOSTI,card_1,,1.00,USD,${AT},ord_39990`;
@@ -88,11 +88,12 @@ describe('importOrderFile on files longer than a read', () => {
     // past the lone CR, two more past the empty lines.
     expect(error.issues.map((i) => [i.line, i.code, i.field])).toEqual([
       [1001, 'INVALID_FIELD', 'cardId'],
-      [1003, 'INVALID_FIELD', 'cardId'],
+      [1003, 'FIELD_COUNT', undefined],
+      [1004, 'FIELD_COUNT', undefined],
       [39_995, 'INVALID_FIELD', 'kind'],
       [40_006, 'DUPLICATE_IN_FILE', 'merchantOrderNo'],
     ]);
-    expect(error.issues[3]?.reason).toBe('merchantOrderNo: mo-7 is already on line 8 of this file');
+    expect(error.issues[4]?.reason).toBe('merchantOrderNo: mo-7 is already on line 8 of this file');
     expect(orders()).toEqual([]);
     expectConnectionClean();
   });
@@ -163,9 +164,10 @@ describe('importOrderBytes however the bytes are cut', () => {
     const bytes = Buffer.from(
       `${text}\r\nmo-5,DEPOSIT,card\rx,,1.00,USD,${AT},\r\nmo-2,CANCEL,card_1,,,,${AT},\r\n`,
     );
-    // The lone CR in line 7's cardId ends a line too, so the repeated mo-2 is on line 9.
+    // The lone CR in line 7's cardId ends the line, and the row, so the repeated mo-2 is on line 9.
     const expected = [
-      [7, 'INVALID_FIELD'],
+      [7, 'FIELD_COUNT'],
+      [8, 'FIELD_COUNT'],
       [9, 'DUPLICATE_IN_FILE'],
     ];
     for (const size of [1, 2, 7, bytes.length]) {

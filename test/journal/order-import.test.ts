@@ -155,6 +155,33 @@ describe('importOrderFile on a valid file', () => {
     expect(quoted).toMatchObject({ card_id: 'card,1', import_line: 4 });
   });
 
+  it('reads a file whose line ends are mixed, rows appended with LF to a CRLF export', async () => {
+    const file = join(t.dir, 'appended.csv');
+    await writeFile(
+      file,
+      `${HEADER}\r\nmo-1,CANCEL,card_1,,,,${AT},\r\nmo-2,CANCEL,card_1,,,,${AT},\nmo-3,CANCEL,card_1,,,,${AT},\n`,
+    );
+    expect(await importFile(file)).toMatchObject({ rows: 3, inserted: 3 });
+    expect(orders().map((r) => [r.merchant_order_no, r.card_id, r.import_line])).toEqual([
+      ['mo-1', 'card_1', 2],
+      ['mo-2', 'card_1', 3],
+      ['mo-3', 'card_1', 4],
+    ]);
+  });
+
+  it('reads a file whose line ends are mixed, rows appended with CRLF to an LF export', async () => {
+    const file = join(t.dir, 'appended-crlf.csv');
+    await writeFile(
+      file,
+      `${HEADER}\nmo-1,CANCEL,card_1,,,,${AT},ord_1\r\nmo-2,CANCEL,card_1,,,,${AT},ord_2\r\n`,
+    );
+    expect(await importFile(file)).toMatchObject({ rows: 2, inserted: 2 });
+    expect(orders().map((r) => [r.merchant_order_no, r.order_no, r.import_line])).toEqual([
+      ['mo-1', 'ord_1', 2],
+      ['mo-2', 'ord_2', 3],
+    ]);
+  });
+
   it('takes the header columns in any order', async () => {
     const file = await journalFile([
       'orderNo,submittedAt,currency,amount,offeringId,cardId,kind,merchantOrderNo',
