@@ -19,8 +19,8 @@ export type IdKey = keyof FindingIds;
 /**
  * What identifies a finding of each code ("identified by" in docs/findings.md). CURRENCY_MISMATCH
  * names a transaction when it concerns one, else the card; PRECISION_VIOLATION the first it has
- * of a transaction, a card (its balance), a journal order, a merchant balance snapshot, a card
- * offering (its terms).
+ * of a transaction, a journal order, a card (its balance), a merchant balance snapshot, a card
+ * offering (its terms): a journal order's finding also names its card, yet is about the order.
  */
 const IDENTITY: Readonly<
   Record<CheckCode, readonly IdKey[] | 'transaction-or-card' | 'first-of-precision'>
@@ -46,8 +46,8 @@ const IDENTITY: Readonly<
 /** What a PRECISION_VIOLATION may be about, in the order its identity looks for them. */
 const PRECISION_SUBJECTS: readonly IdKey[] = [
   'transactionId',
-  'cardId',
   'merchantOrderNo',
+  'cardId',
   'snapshotAt',
   'offeringId',
 ];

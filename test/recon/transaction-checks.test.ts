@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fingerprintOf } from '../../src/recon/finding-identity.js';
 import { useTempMirrors } from '../mirror/mirror-fixtures.js';
 import { coverageOf, lines, runOn } from './support/run-one.js';
 import {
@@ -383,6 +384,45 @@ describe('PRECISION_VIOLATION', () => {
       ],
     ]);
     expect(new Set(results.findings.map((f) => f.fingerprint)).size).toBe(3);
+  });
+
+  it("identifies a journal order's amount by its merchantOrderNo, apart from its card's balance and the card's other orders", () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    const first = l.order({
+      kind: 'DEPOSIT',
+      cardId: card.cardId,
+      amount: '10.005',
+      submittedAt: DAY2,
+    });
+    const second = l.order({
+      kind: 'WITHDRAW',
+      cardId: card.cardId,
+      amount: '20.005',
+      submittedAt: DAY2,
+    });
+    card.write({ balance: '98.001' });
+    const findings = runOn(l, [CODE]).findings;
+    expect(findings.map((f) => [f.merchantOrderNo, f.cardId, f.actual])).toEqual([
+      [null, card.cardId, '98.001'],
+      [first.merchantOrderNo, card.cardId, '10.005'],
+      [second.merchantOrderNo, card.cardId, '20.005'],
+    ]);
+    // Three violations, three findings: none hides another under the card's fingerprint.
+    expect(new Set(findings.map((f) => f.fingerprint)).size).toBe(3);
+    const byOrder = (merchantOrderNo: string) =>
+      findings.find((f) => f.merchantOrderNo === merchantOrderNo)?.fingerprint;
+    expect(byOrder(first.merchantOrderNo)).toBe(
+      fingerprintOf(CODE, l.merchantId, {
+        cardId: null,
+        transactionId: null,
+        orderNo: null,
+        merchantOrderNo: first.merchantOrderNo,
+        tradeNo: null,
+        snapshotAt: null,
+        offeringId: null,
+      }),
+    );
   });
 
   it("reports an offering whose current terms are too precise, once, naming each term; the offering's fixed terms resolve it", () => {
