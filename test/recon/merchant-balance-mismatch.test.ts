@@ -70,6 +70,18 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     expect(lines(runOn(l, [CODE]))).toEqual([]);
   });
 
+  it("takes a WITHDRAW whose FEE record is PENDING as done in a cancelled card's balance too", () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00', at: shift(S1, HOUR), fee: '0.00' });
+    card.money('WITHDRAW', '30.00', shift(S1, 2 * HOUR), { outcome: 'PENDING' });
+    card.switchTo('CANCEL', shift(S1, 3 * HOUR));
+    card.write();
+    l.snapshot('1000.00', S1);
+    // -100 issued, +30 withdrawn, +70 returned by the cancellation
+    l.snapshot('1000.00', S2);
+    expect(lines(runOn(l, [CODE]))).toEqual([]);
+  });
+
   it('writes a change past 2^53 minor units exactly instead of failing the run', () => {
     const l = openLedger(temp);
     l.snapshot('-90071992547409.91', S1);

@@ -221,8 +221,8 @@ function constant(amount: number): () => number {
 }
 
 /**
- * The ledger balance of a card just before `at` (its CANCEL's outcome): its completed ISSUE
- * and DEPOSIT amounts less its completed WITHDRAW amounts, with outcomes before `at`, plus the
+ * The ledger balance of a card just before `at` (its CANCEL's outcome): its ISSUE and DEPOSIT
+ * amounts less its WITHDRAW amounts whose outcome before `at` is not DECLINED, plus the
  * effect of its transactions created before `at`. Null when the card has no linked ISSUE order
  * or an amount it needs is unusable.
  */
@@ -257,7 +257,9 @@ function cancelledCardBalance(
     for (const order of linked) {
       const sign =
         order.kind === 'WITHDRAW' ? -1 : order.kind === 'ISSUE' || order.kind === 'DEPOSIT' ? 1 : 0;
-      const done = order.status === 'COMPLETED' || order.status === 'SETTLED';
+      // As the journal's `succeeded`: any outcome but DECLINED moved the amount (a PENDING FEE
+      // record too, which the card's transactions already charge).
+      const done = order.status !== 'DECLINED';
       if (sign === 0 || !done || order.createdAt >= at) continue;
       if (order.amountMinor === null) return null;
       total += sign * order.amountMinor;
