@@ -161,6 +161,32 @@ describe('findings over time', () => {
     expect(events).toEqual(['opened', 'acknowledged']);
   });
 
+  it('resolves an OVER_REFUND once its trade is corrected while another trade of its card is skipped', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    const day = shift(HISTORY_AT, 2 * DAY);
+    card.activity({ amount: '10.00', tradeNo: 'trd_over', createdAt: day });
+    const refund = card.activity({
+      type: 'REFUND',
+      amount: '15.00',
+      tradeNo: 'trd_over',
+      createdAt: day,
+    });
+    // Another trade of the card that OVER_REFUND cannot judge (PRECISION_VIOLATION).
+    card.activity({ amount: '10.005', tradeNo: 'trd_loose', createdAt: day });
+    card.activity({ type: 'REFUND', amount: '1.00', tradeNo: 'trd_loose', createdAt: day });
+    card.write();
+    const first = reconcile(l, undefined, ['OVER_REFUND']);
+    expect(first.current.map((f) => [f.check, f.tradeNo, f.state])).toEqual([
+      ['OVER_REFUND', 'trd_over', 'new'],
+    ]);
+    // The over-refund is declined after all: the trade no longer returns more than it bought.
+    l.transaction({ ...refund, status: 'DECLINED' });
+    const fixed = reconcile(l, undefined, ['OVER_REFUND']);
+    expect(fixed.current).toEqual([]);
+    expect(fixed.resolved.map((f) => [f.check, f.tradeNo])).toEqual([['OVER_REFUND', 'trd_over']]);
+  });
+
   it('resolves nothing of a check or merchant that did not run', () => {
     const { l, skewed } = world();
     reconcile(l);
