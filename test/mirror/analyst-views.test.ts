@@ -16,6 +16,15 @@ import { moneyText } from '../../src/recon/money-text.js';
 import { DEFAULT_RECON_SETTINGS } from '../../src/recon/recon-settings.js';
 import { runChecks } from '../../src/recon/run-checks.js';
 import { transactionEffectSql } from '../../src/recon/transaction-effect-sql.js';
+import {
+  DAY,
+  HISTORY_AT,
+  HOUR,
+  MINUTE,
+  openLedger,
+  READ_AT,
+  shift,
+} from '../recon/support/test-ledger.js';
 import { context, useTempMirrors } from './mirror-fixtures.js';
 
 const temp = useTempMirrors();
@@ -860,6 +869,30 @@ describe('open_findings', () => {
     expect(open()).toEqual([
       ['UNJOURNALED_CARD', 'card-d', 'persisting', 'acknowledged', null, null, null],
     ]);
+  });
+
+  it('counts a finding the newest reconciliation kept open (its record skipped) as in it', () => {
+    const l = openLedger(temp);
+    const skewed = l.issue(l.offering(), { amount: '100.00' });
+    skewed.write({ balance: '99.00' });
+    l.synced(HISTORY_AT, shift(READ_AT, -MINUTE), shift(READ_AT, MINUTE));
+    const night = (runId: string, days: number) =>
+      recordReconciliation(l.db, {
+        runId,
+        at: shift(READ_AT, days * DAY + HOUR),
+        results: runChecks(l.db, { checks: [cardBalanceMismatch] }),
+      });
+    night('rc-1', 0);
+    // The next night reads the balance after the last fully synced transaction: the card is
+    // skipped, and its finding is kept open and reported again (discrepancies.csv).
+    skewed.write({ balance: '99.00' }, shift(READ_AT, DAY));
+    const second = night('rc-2', 1);
+    expect(second.current.map((f) => [f.cardId, f.lastSeenRunId])).toEqual([
+      [skewed.cardId, 'rc-1'],
+    ]);
+    expect(
+      table(l.db, 'SELECT card_id, last_seen_run_id, in_latest_reconciliation FROM open_findings'),
+    ).toEqual([[skewed.cardId, 'rc-1', 1]]);
   });
 });
 

@@ -1,0 +1,59 @@
+-- 009: open_findings counts a finding the newest reconciliation kept open as in it.
+--
+-- A reconciliation whose check skipped a finding's record this run (a card read after the last
+-- fully synced transaction, an order whose outcome is not mirrored yet, ...) keeps the finding
+-- open and reports it again, with the values last seen: its last_seen_run_id stays that of the
+-- run that last saw them. in_latest_reconciliation compared last_seen_run_id alone with the
+-- newest run, so such a finding showed 0, as if its check or merchant had not run. It is 1 now
+-- when the newest run saw it, or ran its check for its merchant (recon_runs.coverage lists one
+-- entry per check and merchant that ran): an open finding in that scope was reported by it.
+-- The view is recreated with the same columns, in the same order.
+DROP VIEW open_findings;
+
+CREATE VIEW open_findings AS
+-- One row per finding that currently holds: `findings` rows not resolved (state 'new' or
+-- 'persisting' as of the reconciliation that last saw them), with their acknowledgement.
+--   ack_state: 'none'; 'acknowledged' (out of the main report until ack_until, while expected
+--     and actual stay the acknowledged values); 'expired' (ack_until has passed: the next
+--     reconciliation puts it back in the report); 'changed' (the values moved since).
+--   in_main_report: 1 unless acknowledged, i.e. it is (or will be again) in discrepancies.csv.
+--   in_latest_reconciliation: 1 when the newest reconciliation (recon_runs) reported it: it saw
+--     the finding, or ran its check for its merchant and kept it open (its record skipped; the
+--     values are those of last_seen_run_id); 0 when its check or merchant did not run then, so
+--     it holds as of an older run.
+--   severity_rank: 1 error, 2 warning, 3 info, for ORDER BY.
+--   offering_id: the card offering a PRECISION_VIOLATION is about (its terms), else NULL.
+-- Expected, actual and delta are decimal text in the currency's exponent (or a status).
+-- Every finding, resolved ones too, is in `findings`; its history in `finding_events`.
+WITH latest AS (
+  SELECT r.run_id, r.coverage FROM recon_runs r ORDER BY r.reconciled_at DESC, r.run_id DESC
+  LIMIT 1
+),
+latest_scope AS (
+  SELECT DISTINCT json_extract(c.value, '$.check') AS check_code,
+         json_extract(c.value, '$.merchantId') AS merchant_id
+  FROM latest l, json_each(l.coverage) c
+)
+SELECT f.fingerprint, f.check_code, f.severity,
+       CASE f.severity WHEN 'error' THEN 1 WHEN 'warning' THEN 2 ELSE 3 END AS severity_rank,
+       f.merchant_id, f.card_id, f.transaction_id, f.order_no, f.merchant_order_no, f.trade_no,
+       f.snapshot_at, f.currency, f.expected, f.actual, f.delta, f.detail, f.state,
+       f.first_seen_at, f.first_seen_run_id, f.last_seen_at, f.last_seen_run_id, f.ack_state,
+       f.ack_state <> 'acknowledged' AS in_main_report, f.ack_reason, f.ack_until, f.ack_at,
+       (f.last_seen_run_id IS (SELECT run_id FROM latest)
+         OR EXISTS (
+           SELECT 1 FROM latest_scope s
+           WHERE s.check_code = f.check_code AND s.merchant_id = f.merchant_id
+         )) AS in_latest_reconciliation,
+       f.offering_id
+FROM (
+  SELECT findings.*,
+         CASE
+           WHEN ack_reason IS NULL OR ack_until IS NULL THEN 'none'
+           WHEN ack_until <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now') THEN 'expired'
+           WHEN ack_expected IS NOT expected OR ack_actual IS NOT actual THEN 'changed'
+           ELSE 'acknowledged'
+         END AS ack_state
+  FROM findings
+  WHERE state <> 'resolved'
+) f;
