@@ -354,6 +354,7 @@ describe('openMirror', () => {
       { version: 6, name: 'balance_view_orders' },
       { version: 7, name: 'offering_findings' },
       { version: 8, name: 'missing_cards_per_merchant' },
+      { version: 9, name: 'open_findings_kept_open' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
