@@ -134,14 +134,27 @@ export class MovingWorld {
     );
     const txn = row ? this.#ctx.store.transactions.get(row.transactionId) : undefined;
     if (!txn) return false;
+    // A purchase that was already (partly) refunded or reversed is captured, never declined:
+    // declining it would leave its refunds returning more than was bought (OVER_REFUND).
     const next =
       txn.status === 'COMPLETED'
         ? 'SETTLED'
-        : txn.type === 'PURCHASE' && this.#random.chance(0.05)
+        : txn.type === 'PURCHASE' && this.#random.chance(0.05) && !this.#returned(txn)
           ? 'DECLINED'
           : 'COMPLETED';
     changeTransactionStatus(this.#ctx, txn, next);
     return true;
+  }
+
+  /** Whether a purchase has a refund or reversal that is not declined. */
+  #returned(purchase: TransactionRecord): boolean {
+    return (
+      this.#ctx.store.db
+        .prepare(
+          "SELECT 1 FROM transactions WHERE card_id = ? AND trade_no = ? AND type IN ('REFUND', 'REVERSAL') AND status <> 'DECLINED'",
+        )
+        .get(purchase.cardId, purchase.tradeNo) !== undefined
+    );
   }
 
   #refund(): boolean {

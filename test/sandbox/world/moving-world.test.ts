@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMerchantView } from '../../support/client-view.js';
+import {
+  checkMerchant,
+  DEFAULT_WINDOWS,
+  fingerprintOf,
+} from '../../support/independent-checker.js';
 import { startTestSandbox, type TestSandbox } from '../../support/test-sandbox.js';
 
 interface Txn {
@@ -76,5 +82,30 @@ describe('a moving world', () => {
     } finally {
       world.stop();
     }
+  });
+});
+
+describe('a moving world over a generated history with recent refunded purchases', () => {
+  const NOW = Date.parse('2026-11-21T02:00:00.000Z');
+  let t: TestSandbox;
+  beforeAll(async () => {
+    // Three days of history: many purchases are still PENDING, and some of them were refunded.
+    t = await startTestSandbox({
+      merchants: 1,
+      seed: 'moving-refunds',
+      wallClock: () => NOW,
+      world: { cards: 60, transactions: 3_000, days: 3, anomaliesPerCode: 0 },
+      activityPerSecond: 1,
+    });
+    t.sandbox.movingWorld?.stop();
+  });
+  afterAll(async () => t.close());
+
+  it('never declines a PENDING purchase that has a refund, so the world stays free of findings', async () => {
+    t.sandbox.movingWorld!.step(5_000);
+    const [access] = t.sandbox.merchants;
+    const view = await readMerchantView(t.merchants[0]!, access!.merchantId, access!.journalFile!);
+    const findings = checkMerchant(view, { cutoff: NOW, ...DEFAULT_WINDOWS });
+    expect(findings.map((f) => `${fingerprintOf(f)} (${f.detail})`)).toEqual([]);
   });
 });
