@@ -85,6 +85,8 @@ describe.each([
   { seed: 'ground-truth-2', currencies: ['USD', 'JPY'] },
   { seed: 'ground-truth-3', currencies: ['USD', 'JPY'] },
   { seed: 'ground-truth-kwd', currencies: ['KWD'] },
+  // No fixed partner: a currency mismatch must still name another currency than the card's.
+  { seed: 'ground-truth-xof', currencies: ['XOF'] },
 ])('a world with planted anomalies (seed $seed, $currencies)', ({ seed, currencies }) => {
   let t: TestSandbox;
   let manifest: Manifest;

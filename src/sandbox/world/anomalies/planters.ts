@@ -34,10 +34,9 @@ function sibling(currency: string): string {
     KWD: 'BHD',
     BHD: 'KWD',
   };
-  return (
-    pairs[currency] ??
-    (currencyExponent(currency) === 2 ? (currency === 'USD' ? 'EUR' : 'USD') : 'XOF')
-  );
+  const exponent = currencyExponent(currency);
+  const others = exponent === 2 ? ['USD', 'EUR'] : exponent === 3 ? ['KWD', 'BHD'] : ['XOF', 'JPY'];
+  return pairs[currency] ?? (others.find((other) => other !== currency) as string);
 }
 
 function card(
