@@ -169,7 +169,7 @@ export const ROUTES = {
     tag: 'merchants',
     successStatus: 200,
     response: DataEnvelope(MerchantBalance),
-    errors: [],
+    errors: ['VALIDATION_FAILED'],
   },
   listOfferings: {
     operationId: 'listOfferings',
@@ -179,7 +179,7 @@ export const ROUTES = {
     tag: 'merchants',
     successStatus: 200,
     response: DataEnvelope(Type.Array(Offering)),
-    errors: [],
+    errors: ['VALIDATION_FAILED'],
   },
 } as const satisfies Record<string, RouteContract>;
 

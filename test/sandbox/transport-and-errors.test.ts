@@ -299,6 +299,27 @@ describe('transport and error answers', () => {
       expect(await stateSnapshot()).toEqual(before);
     });
 
+    it('refuses an unknown query parameter with 400 on operations that take none, and takes nothing', async () => {
+      const before = await stateSnapshot();
+      const query = { stauts: 'PENDING' };
+      expectValidationFailure(await api.get('/merchants/balance', { query }));
+      expectValidationFailure(await api.get('/merchants/offerings', { query }));
+      const orders = [
+        ['/cards', { offeringId: offering.id, amount: offering.minLoadAmount }],
+        ['/cards/deposit', { cardId, amount: offering.minLoadAmount }],
+        ['/cards/withdraw', { cardId, amount: '0.01' }],
+        ['/cards/freeze', { cardId }],
+      ] as const;
+      for (const [path, body] of orders) {
+        const response = await api.call('POST', path, {
+          query,
+          body: { ...body, merchantOrderNo: orderNo() },
+        });
+        expectValidationFailure(response);
+      }
+      expect(await stateSnapshot()).toEqual(before);
+    });
+
     it('refuses signed, exponent, over-precise and non-numeric amount text with 400', async () => {
       for (const amount of ['-10.00', '+10.00', '1e3', '10.001', 'ten', '', ' 10', '10.']) {
         const response = await api.post('/cards/deposit', {

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import {
   ERROR_STATUS,
   ErrorBody,
@@ -8,18 +8,26 @@ import {
   UnauthorizedBody,
 } from '../../contract/index.js';
 
+/**
+ * The query of an operation that takes none: no parameter at all, so a stray one is a 400
+ * rather than silently ignored (docs/sandbox.md, "Validation").
+ */
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
+
 /** Errors every operation can answer with. */
 const COMMON_ERRORS: readonly ErrorCode[] = ['RATE_LIMITED', 'HTTPS_REQUIRED', 'INTERNAL_ERROR'];
 
 /**
- * The Fastify schema parts of an operation that are not its inputs: its OpenAPI description and
- * one response schema per status it can answer with (401 with the interface's exact body).
+ * The Fastify schema parts of an operation but its body: its OpenAPI description, its query
+ * (none allowed unless the contract names some) and one response schema per status it can
+ * answer with (401 with the interface's exact body).
  */
 export function describeOperation(route: RouteContract): {
   operationId: string;
   summary: string;
   tags: string[];
   security: Record<string, string[]>[];
+  querystring: TSchema;
   response: Record<string, TSchema>;
 } {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -46,6 +54,7 @@ export function describeOperation(route: RouteContract): {
     summary: route.summary,
     tags: [route.tag],
     security: [{ apiKey: [] }],
+    querystring: route.querystring ?? NO_QUERY,
     response,
   };
 }
