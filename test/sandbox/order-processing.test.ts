@@ -167,6 +167,33 @@ describe('a status order whose card the service blocked while it was pending', (
   });
 });
 
+describe('a status order processed with a forced failure', () => {
+  let t: TestSandbox;
+  let m: MerchantSession;
+  beforeAll(async () => {
+    t = await startTestSandbox();
+    m = new MerchantSession(t, 0);
+  });
+  afterAll(async () => t.close());
+
+  it('is answered with the outcome it had: FREEZE, UNFREEZE and CANCEL still succeed, as the card and the FEE record show', async () => {
+    const { cardId } = await m.activeCard();
+    const remaining = await m.cardBalance(cardId);
+    const freeze = await m.order('FREEZE', cardId);
+    expect(await m.process(freeze.orderNo, 'failure')).toBe('success');
+    expect(await m.cardStatus(cardId)).toBe('FROZEN');
+    const unfreeze = await m.order('UNFREEZE', cardId);
+    expect(await m.process(unfreeze.orderNo, 'failure')).toBe('success');
+    expect(await m.cardStatus(cardId)).toBe('ACTIVE');
+    const before = await m.balance();
+    const cancel = await m.order('CANCEL', cardId);
+    expect(await m.process(cancel.orderNo, 'failure')).toBe('success');
+    expect(await m.cardStatus(cardId)).toBe('CANCELLED');
+    expect(await m.balance()).toBe(before + remaining);
+    expect((await m.feeOf(cancel.orderNo)).status).toBe('COMPLETED');
+  });
+});
+
 describe('orders with failureRate 1', () => {
   let t: TestSandbox;
   let m: MerchantSession;

@@ -94,18 +94,20 @@ export function processOrder(
           fee('DECLINED', 0);
         }
         break;
-      // A status order succeeds only from the state its acceptance left: a card the service
-      // blocked meanwhile stays as it is, and the order fails.
+      // A status order succeeds exactly when its card is still in the state its acceptance
+      // left (a forced failure does not change that): a card the service blocked meanwhile
+      // stays as it is, and the order fails.
       case 'FREEZE':
-        if (card.status === 'FREEZING') ctx.store.cards.setStatus(card.cardId, 'FROZEN');
-        else outcome = 'failure';
+        outcome = card.status === 'FREEZING' ? 'success' : 'failure';
+        if (outcome === 'success') ctx.store.cards.setStatus(card.cardId, 'FROZEN');
         break;
       case 'UNFREEZE':
-        if (card.status === 'UNFREEZING') ctx.store.cards.setStatus(card.cardId, 'ACTIVE');
-        else outcome = 'failure';
+        outcome = card.status === 'UNFREEZING' ? 'success' : 'failure';
+        if (outcome === 'success') ctx.store.cards.setStatus(card.cardId, 'ACTIVE');
         break;
       case 'CANCEL':
         if (card.status === 'CANCELLING') {
+          outcome = 'success';
           ctx.store.merchants.adjustBalance(order.merchantId, card.balanceMinor);
           ctx.store.cards.setBalance(card.cardId, 0);
           ctx.store.cards.setStatus(card.cardId, 'CANCELLED');
