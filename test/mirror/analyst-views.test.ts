@@ -357,6 +357,45 @@ describe('004_analyst_views', () => {
       table(mirror.db, 'SELECT fingerprint, ack_state, in_main_report FROM open_findings'),
     ).toEqual([['fp-1', 'none', 1]]);
   });
+
+  it('gives a mirror at version 6 of the first 006 (fee_pending_orders) the views of a new one', async () => {
+    // The cardsync of a1633a1 shipped 006 as `fee_pending_orders`: it recreated card_ledger
+    // alone (as today's 006 does) and kept card_balance_check of 004. Today's 006 took its
+    // number, so a mirror it migrated is at version 6 and never gets today's 006.
+    const today = readFileSync(join(SQL_DIR, '006_balance_view_orders.sql'), 'utf8');
+    const ledger = today.slice(
+      today.indexOf('CREATE VIEW card_ledger'),
+      today.indexOf('CREATE VIEW card_balance_check'),
+    );
+    const file = join(temp.dir(), 'v6-fee-pending.sqlite');
+    const raw = new Database(file);
+    migrateMirror(raw, [
+      ...readMigrations().slice(0, 5),
+      { version: 6, name: 'fee_pending_orders', sql: `DROP VIEW card_ledger;\n${ledger}` },
+    ]);
+    raw.close();
+
+    const mirror = openMirror(file);
+    temp.defer(() => mirror.close());
+    expect(mirror.migration.from).toBe(6);
+    scenario(mirror);
+    insertOrders(mirror.db, [['mo-b9', 'DEPOSIT', null, '0.50', 'card-b', '03-03T09:00']]);
+    expect(
+      table(
+        mirror.db,
+        `SELECT expected, check_result, unchecked_reason
+         FROM card_balance_check WHERE card_id = 'card-b'`,
+      ),
+    ).toEqual([
+      [
+        null,
+        'unchecked',
+        'a DEPOSIT or WITHDRAW of the card has no order_no: its outcome cannot be linked',
+      ],
+    ]);
+    const views = "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name";
+    expect(table(mirror.db, views)).toEqual(table(temp.open().db, views));
+  });
 });
 
 describe('card_balance_check', () => {

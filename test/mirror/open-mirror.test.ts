@@ -355,6 +355,7 @@ describe('openMirror', () => {
       { version: 7, name: 'offering_findings' },
       { version: 8, name: 'missing_cards_per_merchant' },
       { version: 9, name: 'open_findings_kept_open' },
+      { version: 10, name: 'balance_views_after_first_006' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
