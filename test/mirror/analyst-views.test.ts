@@ -16,6 +16,7 @@ import { moneyText } from '../../src/recon/money-text.js';
 import { DEFAULT_RECON_SETTINGS } from '../../src/recon/recon-settings.js';
 import { runChecks } from '../../src/recon/run-checks.js';
 import { transactionEffectSql } from '../../src/recon/transaction-effect-sql.js';
+import { runOn } from '../recon/support/run-one.js';
 import {
   DAY,
   HISTORY_AT,
@@ -650,6 +651,53 @@ describe('order_outcomes', () => {
       ['mo-x5', 'WITHDRAW', null, null, null, null, 'not_accepted'],
       ['mo-j1', 'ISSUE', 'ord-j1', 'card-j', 'fee-j1', 500, 'completed'],
     ]);
+  });
+
+  it('awaits a FREEZE or UNFREEZE, which has no FEE record, only while ORDER_NOT_REFLECTED would', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const at = (hours: number) => shift(READ_AT, -hours * HOUR);
+    // Frozen, then unfrozen, as ordered: both reflected.
+    const spell = l.issue(offering);
+    const spellFreeze = spell.switchTo('FREEZE', at(10));
+    const spellUnfreeze = spell.switchTo('UNFREEZE', at(8));
+    spell.write();
+    // A FREEZE that took: the card is FROZEN.
+    const frozen = l.issue(offering);
+    const frozenFreeze = frozen.switchTo('FREEZE', at(6));
+    frozen.write();
+    // A FREEZE that never took: the card is still ACTIVE.
+    const stuck = l.issue(offering);
+    const stuckFreeze = stuck.switchTo('FREEZE', at(3), { reflected: false });
+    stuck.write();
+    // A lost FREEZE, then the card was cancelled.
+    const cancelled = l.issue(offering);
+    const cancelledFreeze = cancelled.switchTo('FREEZE', at(10), { reflected: false });
+    cancelled.switchTo('CANCEL', at(9));
+    cancelled.write();
+    const outcomes = table(
+      l.db,
+      `SELECT merchant_order_no, outcome FROM order_outcomes
+       WHERE kind IN ('FREEZE', 'UNFREEZE') ORDER BY submitted_at, merchant_order_no`,
+    );
+    expect(outcomes).toEqual([
+      [spellFreeze.merchantOrderNo, 'reflected'],
+      [cancelledFreeze.merchantOrderNo, 'reflected'],
+      [spellUnfreeze.merchantOrderNo, 'reflected'],
+      [frozenFreeze.merchantOrderNo, 'reflected'],
+      [stuckFreeze.merchantOrderNo, 'awaiting_outcome'],
+    ]);
+    // Example 10 (orders the upstream has not settled) lists what the check reports, no more.
+    const examples = statementsOf(readFileSync(join(SQL_DIR, 'examples.sql'), 'utf8'));
+    const unsettled = l.db
+      .prepare(examples[9] ?? '')
+      .all()
+      .map((row) => (row as { order_no: string }).order_no);
+    const { findings } = runOn(l, ['ORDER_NOT_REFLECTED'], {
+      cutoff: shift(READ_AT, -MINUTE),
+    });
+    expect(unsettled).toEqual(findings.map((f) => f.orderNo));
+    expect(unsettled).toEqual([stuckFreeze.orderNo]);
   });
 
   it('takes the earliest FEE record when the upstream shows two for one order', () => {

@@ -356,6 +356,7 @@ describe('openMirror', () => {
       { version: 8, name: 'missing_cards_per_merchant' },
       { version: 9, name: 'open_findings_kept_open' },
       { version: 10, name: 'balance_views_after_first_006' },
+      { version: 11, name: 'status_order_outcomes' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
