@@ -79,13 +79,18 @@ export function migrateMirror(
   const applied: string[] = [];
   for (const migration of migrations) {
     if (migration.version <= from) continue;
+    let ran = false;
     try {
+      // Another cardsync may open the file at the same time and migrate it first: the write lock
+      // is taken before the version is read again, so its migrations are seen, not repeated.
       db.transaction(() => {
+        if (schemaVersion(db) >= migration.version) return;
         db.exec(migration.sql);
         db.prepare(
           'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
         ).run(migration.version, migration.name, now());
-      })();
+        ran = true;
+      }).immediate();
     } catch (error) {
       throw new MirrorError(
         'MIRROR_MIGRATION_FAILED',
@@ -93,7 +98,7 @@ export function migrateMirror(
         { cause: error },
       );
     }
-    applied.push(`${String(migration.version).padStart(3, '0')}_${migration.name}`);
+    if (ran) applied.push(`${String(migration.version).padStart(3, '0')}_${migration.name}`);
   }
   return { from, to: Math.max(from, newest), applied };
 }

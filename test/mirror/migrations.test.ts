@@ -140,6 +140,36 @@ describe('migrateMirror', () => {
     expect(objectsOf(db)).toEqual(before);
   });
 
+  it('applies nothing twice when another process migrates the file after this one read its version', () => {
+    const file = join(temp.dir(), 'shared.sqlite');
+    const setup = new Database(file);
+    setup.pragma('journal_mode = WAL');
+    migrateMirror(setup, readMigrations().slice(0, 3));
+    setup.close();
+    const other = rawDatabase('shared.sqlite');
+    const mine = rawDatabase('shared.sqlite');
+    // Two cardsyncs open the old file at once: the other one brings it up to date between this
+    // one's reading of the version and its first migration.
+    let raced = false;
+    const racing = new Proxy(mine, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (property === 'transaction' && !raced) {
+            raced = true;
+            migrateMirror(other);
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
+    const newest = readMigrations().length;
+    expect(migrateMirror(racing)).toEqual({ from: 3, to: newest, applied: [] });
+    expect(raced).toBe(true);
+    expect(schemaVersion(mine)).toBe(newest);
+  });
+
   it('rolls back a failing migration whole and reports MIRROR_MIGRATION_FAILED', () => {
     const db = rawDatabase();
     const migrations: Migration[] = [
