@@ -130,14 +130,21 @@ FROM transactions
 WHERE created_at >= '2026-03-01' AND created_at < '2026-03-08'
 ORDER BY created_at, transaction_id;
 
--- 17. Top merchant names by completed and settled purchase amount, per currency.
-SELECT currency, merchant_name, count(*) AS purchases, sum(amount_minor) AS amount_minor,
-       sum(amount_minor IS NULL) AS too_precise
-FROM transactions
-WHERE type = 'PURCHASE' AND status IN ('COMPLETED', 'SETTLED')
-GROUP BY currency, merchant_name
-ORDER BY currency, amount_minor DESC
-LIMIT 20;
+-- 17. Top merchant names by completed and settled purchase amount, per currency (the 20 first
+--     of each currency: a LIMIT would cut off the currencies that sort last).
+SELECT currency, merchant_name, purchases, amount_minor, too_precise
+FROM (
+  SELECT currency, merchant_name, count(*) AS purchases, sum(amount_minor) AS amount_minor,
+         sum(amount_minor IS NULL) AS too_precise,
+         row_number() OVER (
+           PARTITION BY currency ORDER BY sum(amount_minor) DESC, merchant_name
+         ) AS place
+  FROM transactions
+  WHERE type = 'PURCHASE' AND status IN ('COMPLETED', 'SETTLED')
+  GROUP BY currency, merchant_name
+)
+WHERE place <= 20
+ORDER BY currency, place;
 
 -- 18. A card's status and balance as each run found them.
 SELECT observed_at, run_id, status, balance

@@ -1084,4 +1084,25 @@ describe('sql/examples.sql', () => {
     const mismatches = reader.prepare(statements[4] ?? '').all();
     expect(mismatches).toMatchObject([{ card_id: 'card-b', difference: '-0.50' }]);
   });
+
+  it('lists the top merchant names of each currency (example 17), not only of the first one', () => {
+    const mirror = temp.open();
+    const writers = createMirrorWriters(mirror.db);
+    const purchase = (id: string, shop: string, amount: string, currency: string) => ({
+      ...tx([id, 'card-x', 'PURCHASE', 'SETTLED', amount, '0', '03-03T08:00'], currency),
+      merchantName: shop,
+    });
+    const shops = Array.from({ length: 20 }, (_, i) => `Shop ${String(i + 1).padStart(2, '0')}`);
+    writers.transactions.write(
+      shops.map((shop, i) => purchase(`jp-${i}`, shop, String(1000 + i), 'JPY')),
+      { ...RUN1_TX, merchantId: 'm-2' },
+    );
+    writers.transactions.write([purchase('us-1', 'Corner Shop', '12.50', 'USD')], RUN1_TX);
+    const examples = statementsOf(readFileSync(join(SQL_DIR, 'examples.sql'), 'utf8'));
+    const top = table(mirror.db, examples[16] ?? '');
+    expect(top.filter(([currency]) => currency === 'JPY')).toHaveLength(20);
+    expect(top.filter(([currency]) => currency === 'USD')).toEqual([
+      ['USD', 'Corner Shop', 1, 1250, 0],
+    ]);
+  });
 });
