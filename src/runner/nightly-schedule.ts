@@ -1,6 +1,9 @@
 import { type Logger as CronLogger, createTask, validateDetailed } from 'node-cron';
 import type { Logger } from 'pino';
 import { ScheduleError } from './schedule-error.js';
+import { skippedTickAt } from './skipped-tick.js';
+
+const DAY_MS = 86_400_000;
 
 /** Dependencies and options of {@link runSchedule}. */
 export interface ScheduleOptions {
@@ -63,8 +66,36 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
   let running: Promise<void> | null = null;
   let runs = 0;
   let skipped = 0;
+  // The expression read on wall times alone, to see whether it names one a spring-forward skips.
+  const wallTimes = createTask(options.cron, () => {}, { timezone: 'UTC' });
+  let skippedTimer: NodeJS.Timeout | undefined;
+  /** The next tick, arming one at the clocks' jump when they skip a time the expression names. */
+  const planNext = (): Date | null => {
+    clearTimeout(skippedTimer);
+    const regular = task.getNextRun();
+    if (regular === null) return null;
+    const now = Date.now();
+    const jump = skippedTickAt({
+      timeZone: options.timezone,
+      from: now,
+      until: regular.getTime(),
+      matchesWall: (wall) => wallTimes.match(wall),
+    });
+    if (jump === null) return regular;
+    // At most a day at a time, as node-cron waits: a longer delay overflows a timer.
+    skippedTimer = setTimeout(
+      () => {
+        if (Date.now() < jump) return void planNext();
+        logger.info("the clocks jumped over this tick's time; it runs now, as cron would");
+        tick();
+      },
+      Math.min(jump - now, DAY_MS),
+    );
+    return new Date(jump);
+  };
   const tick = () => {
     if (options.signal.aborted) return;
+    planNext();
     if (running) {
       skipped += 1;
       logger.warn({ skipped }, 'a run is still in progress; this tick is skipped');
@@ -85,7 +116,7 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
     logger: cronLogger(logger),
   });
   await task.start();
-  const next = task.getNextRun();
+  const next = planNext();
   logger.info({ cron: options.cron, timezone: options.timezone ?? null, next }, 'scheduled');
   options.onScheduled?.(next);
   await new Promise<void>((resolve) => {
@@ -93,6 +124,8 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
     else options.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await task.destroy();
+  clearTimeout(skippedTimer);
+  await wallTimes.destroy();
   if (running) {
     logger.info('stopping: waiting for the run in progress to stop');
     await running;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
 import { runSchedule, validateSchedule } from '../../src/runner/nightly-schedule.js';
 
@@ -73,6 +73,57 @@ describe('runSchedule', () => {
     const result = await done;
     expect(result.runs).toBe(2);
   }, 10_000);
+
+  it('runs the night a spring-forward skips its time once, as the clocks jump, as cron does', async () => {
+    // Europe/Berlin has no 02:00 on 2026-03-29: the clocks go from 01:59:59 CET to 03:00 CEST.
+    vi.useFakeTimers({ now: new Date('2026-03-28T12:00:00Z') });
+    try {
+      const stop = new AbortController();
+      const starts: string[] = [];
+      const done = runSchedule({
+        cron: '0 2 * * *',
+        timezone: 'Europe/Berlin',
+        signal: stop.signal,
+        logger,
+        job: async () => {
+          starts.push(new Date().toISOString());
+        },
+      });
+      await vi.advanceTimersByTimeAsync(3 * 24 * 3_600_000);
+      stop.abort();
+      await done;
+      expect(starts).toEqual([
+        '2026-03-29T01:00:00.000Z',
+        '2026-03-30T00:00:00.000Z',
+        '2026-03-31T00:00:00.000Z',
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('waits for a skipped time months off without running early', async () => {
+    vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
+    try {
+      const stop = new AbortController();
+      const starts: string[] = [];
+      const done = runSchedule({
+        cron: '0 2 29 3 *',
+        timezone: 'Europe/Berlin',
+        signal: stop.signal,
+        logger,
+        job: async () => {
+          starts.push(new Date().toISOString());
+        },
+      });
+      await vi.advanceTimersByTimeAsync(120 * 24 * 3_600_000);
+      stop.abort();
+      await done;
+      expect(starts).toEqual(['2026-03-29T01:00:00.000Z']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it('resolves at once when stopped before the first tick', async () => {
     const stop = new AbortController();
