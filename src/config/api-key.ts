@@ -54,21 +54,23 @@ export async function readKeyFile(key: string, path: string): Promise<string> {
 /**
  * The key held by environment variable `name`.
  *
+ * A name the configuration gave (`merchants[i].apiKeyEnv`) is not repeated in messages, as a
+ * key file's path is not: a key pasted where the name belongs (`sk_live_…` is a valid variable
+ * name) would otherwise be printed.
+ *
  * @example
  * const apiKey = keyFromEnv('merchants[1].apiKeyEnv', env, 'CARDSYNC_US_KEY');
- * @throws ConfigError naming `key` and the variable when it is unset, empty or not one key.
+ * @throws ConfigError naming `key` when the variable is unset, empty or not one key.
  */
 export function keyFromEnv(
   key: string,
   env: Readonly<Record<string, string | undefined>>,
   name: string,
 ): string {
+  const where = key === name ? `environment variable ${name}` : 'the environment variable it names';
   const text = env[name];
   if (text === undefined || text === '') {
-    throw new ConfigError(
-      key,
-      `expected environment variable ${name} to hold the key, it is unset`,
-    );
+    throw new ConfigError(key, `expected ${where} to hold the key, it is unset`);
   }
-  return checkedKey(key, text, `environment variable ${name}`);
+  return checkedKey(key, text, where);
 }

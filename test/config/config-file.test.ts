@@ -410,7 +410,7 @@ describe('configuration from a config file (--config)', () => {
       await expectConfigError(
         load([{ name: 'eu', baseUrl: 'https://a.example.com', apiKeyEnv: 'CARDSYNC_EU_KEY' }]),
         'merchants[0].apiKeyEnv',
-        /expected environment variable CARDSYNC_EU_KEY to hold the key, it is unset/,
+        /expected the environment variable it names to hold the key, it is unset/,
       );
     });
 
@@ -419,6 +419,15 @@ describe('configuration from a config file (--config)', () => {
         load([{ name: 'eu', baseUrl: 'https://a.example.com', apiKeyEnv: 'sk-live-oops' }]),
         'merchants[0].apiKeyEnv',
         /expected the name of an environment variable holding the key \(in /,
+      );
+    });
+
+    it('refuses an apiKeyEnv holding a key instead of a variable name without quoting it', async () => {
+      // A key pasted where the variable's name belongs; sk_test_… is also a valid variable name.
+      await expectConfigError(
+        load([{ name: 'eu', baseUrl: 'https://a.example.com', apiKeyEnv: US_KEY }]),
+        'merchants[0].apiKeyEnv',
+        /to hold the key, it is unset/,
       );
     });
 
