@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import type { DataStatus } from '../reports/data-status.js';
-import type { SyncResult } from '../sync/sync-result.js';
+import type { MerchantSyncResult, SyncResult } from '../sync/sync-result.js';
+import { RECONCILE_ERROR_PREFIX } from './run-record.js';
 
 /** How complete the data is after the sync of this very run. */
 export function dataStatusOfSync(sync: SyncResult): DataStatus {
@@ -21,18 +22,21 @@ export function dataStatusOfSync(sync: SyncResult): DataStatus {
 
 interface LastRun {
   run_id: string;
+  command: string;
   outcome: string;
+  summary: string | null;
   error: string | null;
 }
 
 /**
  * How complete the data is for a reconciliation on its own: how the mirror's latest sync ended.
- * Call it holding the mirror lock: a run still marked `running` then died (`crashed`).
+ * Call it holding the mirror lock: a run still marked `running` then died (`crashed`). A `run`
+ * whose sync had ended before its reconciliation failed or died is judged by its sync.
  */
 export function lastSyncStatus(db: SqliteDatabase): DataStatus {
   const last = db
     .prepare(
-      'SELECT run_id, outcome, error FROM sync_runs ORDER BY started_at DESC, rowid DESC LIMIT 1',
+      'SELECT run_id, command, outcome, summary, error FROM sync_runs ORDER BY started_at DESC, rowid DESC LIMIT 1',
     )
     .get() as LastRun | undefined;
   if (!last)
@@ -42,7 +46,9 @@ export function lastSyncStatus(db: SqliteDatabase): DataStatus {
       complete: false,
       reason: 'the mirror was never synced',
     };
-  const outcome = last.outcome === 'running' ? 'crashed' : last.outcome;
+  const synced = syncOfRun(last);
+  const outcome = synced?.outcome ?? (last.outcome === 'running' ? 'crashed' : last.outcome);
+  const error = synced ? synced.error : last.error;
   return {
     syncRunId: last.run_id,
     syncOutcome: outcome,
@@ -50,6 +56,28 @@ export function lastSyncStatus(db: SqliteDatabase): DataStatus {
     reason:
       outcome === 'done'
         ? null
-        : `the last sync (${last.run_id}) ended ${outcome}${last.error ? `: ${last.error}` : ''}`,
+        : `the last sync (${last.run_id}) ended ${outcome}${error ? `: ${error}` : ''}`,
   };
+}
+
+/**
+ * How the sync of a `run` ended when the run went on to reconcile and failed there (its error
+ * says so) or died there (its row `running` again, with the sync's summary): from the
+ * merchants' outcomes its summary keeps. Undefined for any other row.
+ */
+function syncOfRun(last: LastRun): { outcome: string; error: string | null } | undefined {
+  if (last.command !== 'run' || last.summary === null) return undefined;
+  const failedReconciling =
+    last.outcome === 'failed' && last.error?.startsWith(RECONCILE_ERROR_PREFIX) === true;
+  if (!failedReconciling && last.outcome !== 'running') return undefined;
+  const merchants = JSON.parse(last.summary) as Pick<MerchantSyncResult, 'outcome' | 'error'>[];
+  const outcomes = new Set(merchants.map((m) => m.outcome));
+  const outcome = outcomes.has('unauthorized')
+    ? 'failed'
+    : outcomes.has('interrupted')
+      ? 'interrupted'
+      : outcomes.has('incomplete')
+        ? 'incomplete'
+        : 'done';
+  return { outcome, error: merchants.find((m) => m.error)?.error?.message ?? null };
 }

@@ -9,7 +9,7 @@ import type { SyncOutcome, SyncResult } from '../sync/sync-result.js';
 import { dataStatusOfSync } from './data-status.js';
 import { withMirrorLock } from './held-lock.js';
 import { type ReconcileResult, reconcileMirror } from './reconcile-mirror.js';
-import { finishRun, reopenRun } from './run-record.js';
+import { finishRun, RECONCILE_ERROR_PREFIX, reopenRun } from './run-record.js';
 
 /** Dependencies and options of {@link runNightly}. */
 export interface NightlyRunOptions {
@@ -99,7 +99,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<NightlyRun
           outcome: 'failed',
           exitCode: 1,
           summary: sync.merchants,
-          error: `reconcile: ${(error as Error).message}`,
+          error: `${RECONCILE_ERROR_PREFIX}${(error as Error).message}`,
         });
         throw error;
       }

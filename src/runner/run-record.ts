@@ -1,6 +1,9 @@
 import { type RunOutcome, RunStore } from '../mirror/run-store.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 
+/** How the error of a `run` whose sync had ended but whose reconciliation failed begins. */
+export const RECONCILE_ERROR_PREFIX = 'reconcile: ';
+
 /**
  * Mark a `run` whose sync step has just been recorded as still `running`: the sync writes its
  * end, but the run goes on to reconcile, and a crash there must leave a row the next run marks

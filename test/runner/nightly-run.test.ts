@@ -7,6 +7,7 @@ import type { Mirror } from '../../src/mirror/open-mirror.js';
 import { DEFAULT_RECON_SETTINGS } from '../../src/recon/recon-settings.js';
 import type { NightlyRunResult } from '../../src/runner/nightly-run.js';
 import { runReconcile } from '../../src/runner/run-reconcile.js';
+import { reopenRun } from '../../src/runner/run-record.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 import {
   ANOMALOUS_WORLD,
@@ -128,6 +129,37 @@ describe('the nightly run on a world with planted anomalies', () => {
     ).rejects.toMatchObject({ code: 'REPORT_WRITE_FAILED' });
     expect([runs(), events()]).toEqual([runsBefore, eventsBefore]);
     expect(readHolder(mirror.db)).toBeNull();
+  });
+
+  it('tells a reconciliation on its own that a run whose reports failed, or that died reconciling, had synced in full', async () => {
+    const blocked = join(w.dir, 'blocked-reports');
+    writeFileSync(blocked, 'x');
+    await expect(
+      nightly(w, mirror.db, { reportsDir: join(blocked, 'reports') }),
+    ).rejects.toMatchObject({ code: 'REPORT_WRITE_FAILED' });
+    const failed = runRows().at(-1)!;
+    expect(failed).toMatchObject({ outcome: 'failed', exit_code: 1 });
+    const reconcile = () =>
+      runReconcile({
+        db: mirror.db,
+        settings: DEFAULT_RECON_SETTINGS,
+        reportsDir: reportsDir(),
+        logger,
+      });
+    expect((await reconcile()).data).toMatchObject({
+      syncRunId: failed.run_id,
+      syncOutcome: 'done',
+      complete: true,
+      reason: null,
+    });
+    // What a run that died while reconciling leaves: its row `running` again (reopenRun).
+    const died = await nightly(w, mirror.db);
+    reopenRun(mirror.db, died.runId);
+    expect((await reconcile()).data).toMatchObject({
+      syncRunId: died.runId,
+      syncOutcome: 'done',
+      complete: true,
+    });
   });
 
   it('still reconciles after an incomplete sync, and says the data is incomplete', async () => {
