@@ -46,8 +46,8 @@ export interface NightlyRunResult {
  * The nightly job: sync, then reconcile, under one run id, one `sync_runs` row (command `run`)
  * and one hold of the mirror lock, so no other run can write between the two steps. The
  * reconciliation follows any sync that ended on its own, an incomplete one included (the
- * reports then say the data is incomplete); it is skipped only when the run was stopped
- * (SIGTERM/SIGINT, or the lock lost).
+ * reports then say the data is incomplete); it is skipped only when the sync was stopped
+ * (SIGTERM/SIGINT) or the lock lost.
  * @example const run = await runNightly({ db, sources, syncSettings, reconSettings, reportsDir, logger, signal, syncExitCodes, exitCodeOf });
  * @throws MirrorError MIRROR_LOCKED when another run holds the lock; ReportError when the reports
  *   cannot be written (the run is recorded `failed`, exit code 1).
@@ -76,7 +76,10 @@ export async function runNightly(options: NightlyRunOptions): Promise<NightlyRun
     });
     let reconcile: ReconcileResult | null = null;
     let reconcileSkipped: string | null = null;
-    if (signal.aborted || sync.outcome === 'interrupted') {
+    // A stop that came once the sync had ended (its outcome says whether it did) leaves the
+    // reconciliation to run, as after any sync that ended on its own: skipping it here ended
+    // the run 0 with no report. A lost lock does stop it: the mirror is another run's now.
+    if (lost.aborted || sync.outcome === 'interrupted') {
       reconcileSkipped = 'the run was stopped before reconciling';
       logger.warn(reconcileSkipped);
     } else {

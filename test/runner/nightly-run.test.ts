@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
 import { acquireMirrorLock, readHolder } from '../../src/mirror/mirror-lock.js';
 import type { Mirror } from '../../src/mirror/open-mirror.js';
 import { DEFAULT_RECON_SETTINGS } from '../../src/recon/recon-settings.js';
@@ -185,6 +186,33 @@ describe('the nightly run on a world with planted anomalies', () => {
     } finally {
       w.t.sandbox.faults.reset();
     }
+  });
+
+  it('reconciles a run whose sync had ended when the stop came, instead of ending 0 without a report', async () => {
+    // The stop arrives once every merchant is synced, before the run looks at its signal.
+    const stop = new AbortController();
+    let synced = 0;
+    const watching = createLogger({
+      level: 'info',
+      destination: {
+        write: (line: string) => {
+          if (line.includes('"msg":"merchant synced"')) synced += 1;
+        },
+      },
+    });
+    const run = await nightly(w, mirror.db, {
+      logger: watching,
+      signal: stop.signal,
+      clock: () => {
+        if (synced === w.t.sandbox.merchants.length) stop.abort();
+        return Date.now();
+      },
+    });
+    expect(stop.signal.aborted).toBe(true);
+    expect(run.sync.outcome).toBe('done');
+    expect(run.exitCode).toBe(0);
+    expect(run.reconcile?.reportDir).toBe(join(reportsDir(), run.runId));
+    expect(readlinkSync(join(reportsDir(), 'latest'))).toBe(run.runId);
   });
 
   it('skips the reconciliation of a run that was stopped', async () => {
