@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { JobConfig } from '../config/index.js';
 import { type NightlyRunResult, runNightly } from '../runner/nightly-run.js';
+import type { SyncResult } from '../sync/sync-result.js';
 import type { CliIo } from './cli-io.js';
 import { SYNC_EXIT_CODES } from './commands/sync-command.js';
 import type { ExitCode } from './exit-codes.js';
@@ -31,9 +32,13 @@ export async function nightlyJob(
   const { logger } = options;
   const started = Date.now();
   let outcome: NightlyJobOutcome;
+  // The sync's result even when the reconciliation then throws: the metrics show the sync ran.
+  let synced: SyncResult | null = null;
   const ceiling = startHeapCeiling();
   try {
-    const result = await runOnce(io, config, options);
+    const result = await runOnce(io, config, options, (sync) => {
+      synced = sync;
+    });
     // runNightly computed it with nightlyExitCode (see runOnce), so it is one of EXIT.
     outcome = { result, exitCode: result.exitCode as ExitCode, error: null };
   } catch (error) {
@@ -48,7 +53,7 @@ export async function nightlyJob(
     startedAt: started,
     finishedAt: Date.now(),
     exitCode: outcome.exitCode,
-    sync: result?.sync ?? null,
+    sync: result?.sync ?? synced,
     reconcile: result?.reconcile ?? null,
   });
   return outcome;
@@ -58,6 +63,7 @@ async function runOnce(
   io: CliIo,
   config: JobConfig,
   options: { failOn: FailOn | undefined; progress: boolean; logger: Logger },
+  onSynced: (sync: SyncResult) => void,
 ): Promise<NightlyRunResult> {
   const { sources, close } = buildSources(config, options.logger);
   const progress = options.progress ? new TerminalProgress((text) => io.stderr(text)) : undefined;
@@ -74,6 +80,7 @@ async function runOnce(
         signal: io.signal,
         ...(progress ? { progress } : {}),
         syncExitCodes: SYNC_EXIT_CODES,
+        onSynced,
         exitCodeOf: ({ sync, reconcile }) =>
           nightlyExitCode(sync.outcome, reconcile?.reconciliation ?? null, options.failOn),
       });

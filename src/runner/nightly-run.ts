@@ -25,6 +25,8 @@ export interface NightlyRunOptions {
   readonly runId?: string;
   /** The exit code the sync records for each outcome (the CLI owns the numbers). */
   readonly syncExitCodes: Readonly<Record<SyncOutcome, number>>;
+  /** Called once the sync has ended, before the reconciliation (which may still throw). */
+  readonly onSynced?: (sync: SyncResult) => void;
   /** The exit code of the whole run, recorded in its row (the CLI owns the numbers). */
   readonly exitCodeOf: (run: { sync: SyncResult; reconcile: ReconcileResult | null }) => number;
 }
@@ -74,6 +76,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<NightlyRun
       exitCodes: options.syncExitCodes,
       lock,
     });
+    options.onSynced?.(sync);
     let reconcile: ReconcileResult | null = null;
     let reconcileSkipped: string | null = null;
     // A stop that came once the sync had ended (its outcome says whether it did) leaves the

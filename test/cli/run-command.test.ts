@@ -1,4 +1,11 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
@@ -155,6 +162,28 @@ describe('cardsync run on a world with planted anomalies', () => {
     }
     expect(folders()).toEqual(before);
     expect(sampleValue(metrics(), 'cardsync_last_run_exit_code', { outcome: 'locked' })).toBe(5);
+  }, 30_000);
+
+  it('exits 1 when the report cannot be written, its metrics still showing the sync that ran', async () => {
+    const reportsDir = join(f.dir, 'blocked-reports');
+    const metricsFile = join(f.dir, 'textfile', 'blocked.prom');
+    mkdirSync(reportsDir);
+    writeFileSync(join(reportsDir, 'latest'), 'not a link\n');
+    const run = await runCliProcess(['run'], {
+      ...f.env,
+      CARDSYNC_REPORTS_DIR: reportsDir,
+      CARDSYNC_METRICS_FILE: metricsFile,
+    });
+    expect(run.code, run.stderr).toBe(1);
+    expect(messageLines(run.stderr)).toEqual([expect.stringMatching(/^cardsync: reports: /)]);
+    const samples = parsePrometheusText(readFileSync(metricsFile, 'utf8'));
+    expect(sampleValue(samples, 'cardsync_last_run_exit_code', { outcome: 'internal_error' })).toBe(
+      1,
+    );
+    expect(sampleValue(samples, 'cardsync_sync_complete', { command: 'run' })).toBe(1);
+    expect(
+      sampleValue(samples, 'cardsync_sync_rows', { resource: 'cards', kind: 'read' }),
+    ).toBeGreaterThan(0);
   }, 30_000);
 
   it('exits 3 when the key is refused, and still reconciles what the mirror holds', async () => {
