@@ -4,6 +4,12 @@ import { ScheduleError } from './schedule-error.js';
 import { skippedTickAt } from './skipped-tick.js';
 
 const DAY_MS = 86_400_000;
+/**
+ * How late a tick may still start (node-cron's default is one second): a host suspended or a
+ * VM paused over 02:00 wakes minutes later, and the night's run starts then, as cron's would,
+ * instead of being logged as missed. Never later than the expression's next tick.
+ */
+const LATE_TICK_TOLERANCE_MS = 3_600_000;
 
 /** Dependencies and options of {@link runSchedule}. */
 export interface ScheduleOptions {
@@ -112,6 +118,7 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
   };
   const task = createTask(options.cron, tick, {
     name: 'cardsync-run',
+    missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,
     ...(options.timezone === undefined ? {} : { timezone: options.timezone }),
     logger: cronLogger(logger),
   });

@@ -102,6 +102,33 @@ describe('runSchedule', () => {
     }
   });
 
+  it('starts a tick the host slept through (suspended over 02:00, awake at 02:20) when it wakes, not the next night', async () => {
+    vi.useFakeTimers({ now: new Date('2026-06-10T01:59:00Z') });
+    try {
+      const stop = new AbortController();
+      const starts: string[] = [];
+      const done = runSchedule({
+        cron: '0 2 * * *',
+        timezone: 'UTC',
+        signal: stop.signal,
+        logger,
+        job: async () => {
+          starts.push(new Date().toISOString());
+        },
+      });
+      await vi.advanceTimersByTimeAsync(1_000);
+      // The host sleeps: its clock moves on, no timer fires until it wakes.
+      vi.setSystemTime(new Date('2026-06-10T02:20:00Z'));
+      await vi.advanceTimersByTimeAsync(24 * 3_600_000);
+      stop.abort();
+      await done;
+      // Its timer fires once the host runs again (here the 59 s it had left): 21 minutes late.
+      expect(starts).toEqual(['2026-06-10T02:20:59.000Z', '2026-06-11T02:00:00.000Z']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('waits for a skipped time months off without running early', async () => {
     vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
     try {
