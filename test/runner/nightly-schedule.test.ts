@@ -74,82 +74,69 @@ describe('runSchedule', () => {
     expect(result.runs).toBe(2);
   }, 10_000);
 
-  it('runs the night a spring-forward skips its time once, as the clocks jump, as cron does', async () => {
-    // Europe/Berlin has no 02:00 on 2026-03-29: the clocks go from 01:59:59 CET to 03:00 CEST.
-    vi.useFakeTimers({ now: new Date('2026-03-28T12:00:00Z') });
+  /**
+   * When runs of `cron` in `timezone` start on fake timers from `from`: `meanwhile` moves the
+   * clock (timers and all), and may set the system time alone, as a host's sleep does.
+   */
+  async function startsOver(
+    schedule: { cron: string; timezone: string; from: string },
+    meanwhile: () => Promise<unknown>,
+  ): Promise<string[]> {
+    vi.useFakeTimers({ now: new Date(schedule.from) });
     try {
       const stop = new AbortController();
       const starts: string[] = [];
       const done = runSchedule({
-        cron: '0 2 * * *',
-        timezone: 'Europe/Berlin',
+        cron: schedule.cron,
+        timezone: schedule.timezone,
         signal: stop.signal,
         logger,
         job: async () => {
           starts.push(new Date().toISOString());
         },
       });
-      await vi.advanceTimersByTimeAsync(3 * 24 * 3_600_000);
+      await meanwhile();
       stop.abort();
       await done;
-      expect(starts).toEqual([
-        '2026-03-29T01:00:00.000Z',
-        '2026-03-30T00:00:00.000Z',
-        '2026-03-31T00:00:00.000Z',
-      ]);
+      return starts;
     } finally {
       vi.useRealTimers();
     }
+  }
+
+  it('runs the night a spring-forward skips its time once, as the clocks jump, as cron does', async () => {
+    // Europe/Berlin has no 02:00 on 2026-03-29: the clocks go from 01:59:59 CET to 03:00 CEST.
+    const starts = await startsOver(
+      { cron: '0 2 * * *', timezone: 'Europe/Berlin', from: '2026-03-28T12:00:00Z' },
+      () => vi.advanceTimersByTimeAsync(3 * 24 * 3_600_000),
+    );
+    expect(starts).toEqual([
+      '2026-03-29T01:00:00.000Z',
+      '2026-03-30T00:00:00.000Z',
+      '2026-03-31T00:00:00.000Z',
+    ]);
   });
 
   it('starts a tick the host slept through (suspended over 02:00, awake at 02:20) when it wakes, not the next night', async () => {
-    vi.useFakeTimers({ now: new Date('2026-06-10T01:59:00Z') });
-    try {
-      const stop = new AbortController();
-      const starts: string[] = [];
-      const done = runSchedule({
-        cron: '0 2 * * *',
-        timezone: 'UTC',
-        signal: stop.signal,
-        logger,
-        job: async () => {
-          starts.push(new Date().toISOString());
-        },
-      });
-      await vi.advanceTimersByTimeAsync(1_000);
-      // The host sleeps: its clock moves on, no timer fires until it wakes.
-      vi.setSystemTime(new Date('2026-06-10T02:20:00Z'));
-      await vi.advanceTimersByTimeAsync(24 * 3_600_000);
-      stop.abort();
-      await done;
-      // Its timer fires once the host runs again (here the 59 s it had left): 21 minutes late.
-      expect(starts).toEqual(['2026-06-10T02:20:59.000Z', '2026-06-11T02:00:00.000Z']);
-    } finally {
-      vi.useRealTimers();
-    }
+    const starts = await startsOver(
+      { cron: '0 2 * * *', timezone: 'UTC', from: '2026-06-10T01:59:00Z' },
+      async () => {
+        await vi.advanceTimersByTimeAsync(1_000);
+        // The host sleeps: its clock moves on, no timer fires until it wakes.
+        vi.setSystemTime(new Date('2026-06-10T02:20:00Z'));
+        await vi.advanceTimersByTimeAsync(24 * 3_600_000);
+      },
+    );
+    // Its timer fires once the host runs again (here the 59 s it had left): 21 minutes late.
+    expect(starts).toEqual(['2026-06-10T02:20:59.000Z', '2026-06-11T02:00:00.000Z']);
   });
 
   it('waits for a skipped time months off without running early', async () => {
-    vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
-    try {
-      const stop = new AbortController();
-      const starts: string[] = [];
-      const done = runSchedule({
-        cron: '0 2 29 3 *',
-        timezone: 'Europe/Berlin',
-        signal: stop.signal,
-        logger,
-        job: async () => {
-          starts.push(new Date().toISOString());
-        },
-      });
-      await vi.advanceTimersByTimeAsync(120 * 24 * 3_600_000);
-      stop.abort();
-      await done;
-      expect(starts).toEqual(['2026-03-29T01:00:00.000Z']);
-    } finally {
-      vi.useRealTimers();
-    }
+    const starts = await startsOver(
+      { cron: '0 2 29 3 *', timezone: 'Europe/Berlin', from: '2026-01-01T00:00:00Z' },
+      () => vi.advanceTimersByTimeAsync(120 * 24 * 3_600_000),
+    );
+    expect(starts).toEqual(['2026-03-29T01:00:00.000Z']);
   });
 
   it('resolves at once when stopped before the first tick', async () => {
