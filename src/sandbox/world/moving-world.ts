@@ -139,22 +139,22 @@ export class MovingWorld {
     const next =
       txn.status === 'COMPLETED'
         ? 'SETTLED'
-        : txn.type === 'PURCHASE' && this.#random.chance(0.05) && !this.#returned(txn)
+        : txn.type === 'PURCHASE' &&
+            this.#random.chance(0.05) &&
+            this.#returns(txn.cardId, txn.tradeNo).count === 0
           ? 'DECLINED'
           : 'COMPLETED';
     changeTransactionStatus(this.#ctx, txn, next);
     return true;
   }
 
-  /** Whether a purchase has a refund or reversal that is not declined. */
-  #returned(purchase: TransactionRecord): boolean {
-    return (
-      this.#ctx.store.db
-        .prepare(
-          "SELECT 1 FROM transactions WHERE card_id = ? AND trade_no = ? AND type IN ('REFUND', 'REVERSAL') AND status <> 'DECLINED'",
-        )
-        .get(purchase.cardId, purchase.tradeNo) !== undefined
-    );
+  /** The refunds and reversals of a card's trade that are not declined: how many, and their sum. */
+  #returns(cardId: string, tradeNo: string): { count: number; totalMinor: number } {
+    return this.#ctx.store.db
+      .prepare(
+        "SELECT count(*) AS count, coalesce(sum(amount_minor), 0) AS totalMinor FROM transactions WHERE card_id = ? AND trade_no = ? AND type IN ('REFUND', 'REVERSAL') AND status <> 'DECLINED'",
+      )
+      .get(cardId, tradeNo) as { count: number; totalMinor: number };
   }
 
   #refund(): boolean {
@@ -168,12 +168,7 @@ export class MovingWorld {
       : undefined;
     const card = purchase ? this.#ctx.store.cards.get(purchase.cardId) : undefined;
     if (!purchase || !card || card.status !== 'ACTIVE') return false;
-    const returned = this.#ctx.store.db
-      .prepare(
-        "SELECT coalesce(sum(amount_minor), 0) AS total FROM transactions WHERE card_id = ? AND trade_no = ? AND type IN ('REFUND', 'REVERSAL') AND status <> 'DECLINED'",
-      )
-      .get(card.cardId, purchase.tradeNo) as { total: number };
-    const left = purchase.amountMinor - returned.total;
+    const left = purchase.amountMinor - this.#returns(card.cardId, purchase.tradeNo).totalMinor;
     if (left <= 0) return false;
     const amount = this.#random.int(1, left);
     // A second refund of the same amount on the same trade would be a DUPLICATE_TRANSACTION.
