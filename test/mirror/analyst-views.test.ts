@@ -259,6 +259,27 @@ function scenario(mirror: Mirror): MirrorWriters {
   return writers;
 }
 
+/**
+ * Journal a DEPOSIT of card-b without an order_no (on the `scenario` mirror) and expect
+ * `card_balance_check` to leave the card unchecked, as CARD_BALANCE_MISMATCH does.
+ */
+function expectUncheckedOnceADepositHasNoOrderNo(db: SqliteDatabase): void {
+  insertOrders(db, [['mo-b9', 'DEPOSIT', null, '0.50', 'card-b', '03-03T09:00']]);
+  expect(
+    table(
+      db,
+      `SELECT expected, check_result, unchecked_reason
+       FROM card_balance_check WHERE card_id = 'card-b'`,
+    ),
+  ).toEqual([
+    [
+      null,
+      'unchecked',
+      'a DEPOSIT or WITHDRAW of the card has no order_no: its outcome cannot be linked',
+    ],
+  ]);
+}
+
 /** The rows of `sql` as arrays of values, in column order. */
 function table(db: SqliteDatabase, sql: string): unknown[][] {
   return db.prepare(sql).raw().all() as unknown[][];
@@ -380,20 +401,7 @@ describe('004_analyst_views', () => {
     temp.defer(() => mirror.close());
     expect(mirror.migration.from).toBe(6);
     scenario(mirror);
-    insertOrders(mirror.db, [['mo-b9', 'DEPOSIT', null, '0.50', 'card-b', '03-03T09:00']]);
-    expect(
-      table(
-        mirror.db,
-        `SELECT expected, check_result, unchecked_reason
-         FROM card_balance_check WHERE card_id = 'card-b'`,
-      ),
-    ).toEqual([
-      [
-        null,
-        'unchecked',
-        'a DEPOSIT or WITHDRAW of the card has no order_no: its outcome cannot be linked',
-      ],
-    ]);
+    expectUncheckedOnceADepositHasNoOrderNo(mirror.db);
     const views = "SELECT name, sql FROM sqlite_master WHERE type = 'view' ORDER BY name";
     expect(table(mirror.db, views)).toEqual(table(temp.open().db, views));
   });
@@ -492,20 +500,7 @@ describe('card_balance_check', () => {
   it('leaves a card unchecked, as the check does, when one of its deposits has no order_no', () => {
     const mirror = temp.open();
     scenario(mirror);
-    insertOrders(mirror.db, [['mo-b9', 'DEPOSIT', null, '0.50', 'card-b', '03-03T09:00']]);
-    expect(
-      table(
-        mirror.db,
-        `SELECT expected, check_result, unchecked_reason
-         FROM card_balance_check WHERE card_id = 'card-b'`,
-      ),
-    ).toEqual([
-      [
-        null,
-        'unchecked',
-        'a DEPOSIT or WITHDRAW of the card has no order_no: its outcome cannot be linked',
-      ],
-    ]);
+    expectUncheckedOnceADepositHasNoOrderNo(mirror.db);
     const { findings } = runChecks(mirror.db, {
       merchantIds: ['m-1'],
       settings: DEFAULT_RECON_SETTINGS,
