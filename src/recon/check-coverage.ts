@@ -24,21 +24,29 @@ export interface CheckCoverage {
 }
 
 /**
- * What a check could not decide: the ids of the records it skipped (an open finding naming one
- * of them in that column stays open), or `all` when it examined nothing.
+ * What a check could not decide: the identities of the records it skipped, or `all` when it
+ * examined nothing. `ids` maps the identifying keys of a finding (`identityKeysOf`, joined by
+ * {@link undecidedKey}) to the skipped records' ids under those keys (joined by
+ * {@link ID_SEPARATOR}): an open finding stays open only when its own identity is listed, so a
+ * skipped card keeps a finding about the card open, not one about a transaction of it.
  */
 export type Undecided =
   | { readonly all: true }
-  | { readonly all?: false; readonly ids: ReadonlyMap<IdKey, ReadonlySet<string>> };
+  | { readonly all?: false; readonly ids: ReadonlyMap<string, ReadonlySet<string>> };
 
 /** The separator of the ids a grouped count lists (`reasonCounts`' `subject`). */
 export const ID_SEPARATOR = '\u001f';
+
+/** The key of {@link Undecided}'s `ids` for a finding identified by `keys`. */
+export function undecidedKey(keys: readonly IdKey[]): string {
+  return keys.join('+');
+}
 
 /** Accumulates a check's coverage as it reads. */
 export class CoverageTally {
   readonly #examined: Partial<Record<CoverageUnit, number>> = {};
   readonly #skipped = new Map<string, CoverageSkip>();
-  readonly #undecided = new Map<IdKey, Set<string>>();
+  readonly #undecided = new Map<string, Set<string>>();
   #all = false;
 
   /** Count `count` records of `unit` as examined (0 still shows the unit in the report). */
@@ -76,11 +84,17 @@ export class CoverageTally {
     return this;
   }
 
-  /** Findings whose `key` is one of `ids` cannot resolve this run: those records were skipped. */
-  leaveOpen(key: IdKey, ids: Iterable<string>): this {
-    const set = this.#undecided.get(key) ?? new Set<string>();
-    this.#undecided.set(key, set);
-    for (const id of ids) set.add(id);
+  /**
+   * Findings identified by `key` (docs/findings.md, "identified by") whose id is one of `ids`
+   * cannot resolve this run: those records were skipped. An identity of several keys
+   * (OVER_REFUND's card and tradeNo) gives each record's ids in the order of `key`. A finding
+   * identified otherwise is not kept open by these, even when it names one of the ids.
+   */
+  leaveOpen(key: IdKey | readonly IdKey[], ids: Iterable<string | readonly string[]>): this {
+    const name = undecidedKey(typeof key === 'string' ? [key] : key);
+    const set = this.#undecided.get(name) ?? new Set<string>();
+    this.#undecided.set(name, set);
+    for (const id of ids) set.add(typeof id === 'string' ? id : id.join(ID_SEPARATOR));
     return this;
   }
 

@@ -53,19 +53,26 @@ const PRECISION_SUBJECTS: readonly IdKey[] = [
 ];
 
 /**
+ * The ids that identify a finding of `check` with `ids` (beside its merchant): what a check
+ * names when it leaves the finding's record undecided (`CoverageTally.leaveOpen`).
+ * @example identityKeysOf('OVER_REFUND', ids) // ['cardId', 'tradeNo']
+ */
+export function identityKeysOf(check: CheckCode, ids: FindingIds): readonly IdKey[] {
+  const rule = IDENTITY[check];
+  if (rule === 'transaction-or-card')
+    return [ids.transactionId !== null ? 'transactionId' : 'cardId'];
+  if (rule === 'first-of-precision')
+    return [PRECISION_SUBJECTS.find((key) => ids[key] !== null) ?? 'transactionId'];
+  return rule;
+}
+
+/**
  * The identity of a finding as text: its code, merchant and identifying ids, e.g.
  * `OVER_REFUND merchantId=mch_1 cardId=card_9 tradeNo=trd_4`.
  * @throws Error when an identifying id is missing (a bug in the check that built it).
  */
 export function identityOf(check: CheckCode, merchantId: string, ids: FindingIds): string {
-  const rule = IDENTITY[check];
-  const keys: readonly IdKey[] =
-    rule === 'transaction-or-card'
-      ? [ids.transactionId !== null ? 'transactionId' : 'cardId']
-      : rule === 'first-of-precision'
-        ? [PRECISION_SUBJECTS.find((key) => ids[key] !== null) ?? 'transactionId']
-        : rule;
-  const parts = keys.map((key) => {
+  const parts = identityKeysOf(check, ids).map((key) => {
     const id = ids[key];
     if (id === null) throw new Error(`${check} finding without its ${key}`);
     return `${key}=${id}`;

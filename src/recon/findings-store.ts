@@ -1,8 +1,9 @@
 import type { FindingEventsTable, FindingsTable } from '../mirror/mirror-schema.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
-import type { Undecided } from './check-coverage.js';
+import { isCheckCode } from './check-code.js';
+import { ID_SEPARATOR, type Undecided, undecidedKey } from './check-coverage.js';
 import type { Finding } from './finding.js';
-import type { IdKey } from './finding-identity.js';
+import { type FindingIds, type IdKey, identityKeysOf } from './finding-identity.js';
 import { FindingsError } from './findings-error.js';
 import type { CheckResults } from './run-checks.js';
 import { type StoredFinding, storedFinding } from './stored-finding.js';
@@ -176,15 +177,28 @@ const ID_COLUMNS = {
   offeringId: 'offering_id',
 } as const satisfies Record<IdKey, keyof FindingsTable>;
 
-/** Whether `row` is about a record its check left `undecided`. */
+/**
+ * Whether `row` is about a record its check left `undecided`: by the finding's identity alone,
+ * so a skipped card keeps its card's finding open, not one about a transaction of the card.
+ */
 function names(undecided: Undecided | undefined, row: FindingsTable): boolean {
   if (!undecided) return false;
   if (undecided.all) return true;
-  for (const [key, ids] of undecided.ids) {
-    const id = row[ID_COLUMNS[key]];
-    if (id !== null && ids.has(id)) return true;
-  }
-  return false;
+  if (!isCheckCode(row.check_code)) return false;
+  const id = (key: IdKey) => row[ID_COLUMNS[key]];
+  const ids: FindingIds = {
+    cardId: id('cardId'),
+    transactionId: id('transactionId'),
+    orderNo: id('orderNo'),
+    merchantOrderNo: id('merchantOrderNo'),
+    tradeNo: id('tradeNo'),
+    snapshotAt: id('snapshotAt'),
+    offeringId: id('offeringId'),
+  };
+  const keys = identityKeysOf(row.check_code, ids);
+  const skipped = undecided.ids.get(undecidedKey(keys));
+  if (!skipped || keys.some((key) => id(key) === null)) return false;
+  return skipped.has(keys.map(id).join(ID_SEPARATOR));
 }
 
 /** Why an acknowledgement no longer holds for `finding` at `at`, if it does not. */

@@ -187,6 +187,85 @@ describe('findings over time', () => {
     expect(fixed.resolved.map((f) => [f.check, f.tradeNo])).toEqual([['OVER_REFUND', 'trd_over']]);
   });
 
+  it('resolves an OVER_REFUND once corrected while another card skips a trade of the same tradeNo', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const over = l.issue(offering, { amount: '100.00' });
+    const loose = l.issue(offering, { amount: '100.00' });
+    const day = shift(HISTORY_AT, 2 * DAY);
+    // A tradeNo is the upstream's reference; nothing says two cards never share one, which is
+    // why an OVER_REFUND is identified by card and tradeNo.
+    over.activity({ amount: '10.00', tradeNo: 'trd_shared', createdAt: day });
+    const refund = over.activity({
+      type: 'REFUND',
+      amount: '15.00',
+      tradeNo: 'trd_shared',
+      createdAt: day,
+    });
+    // The other card's trade of that tradeNo cannot be judged (PRECISION_VIOLATION).
+    loose.activity({ amount: '10.005', tradeNo: 'trd_shared', createdAt: day });
+    loose.activity({ type: 'REFUND', amount: '1.00', tradeNo: 'trd_shared', createdAt: day });
+    over.write();
+    loose.write();
+    const first = reconcile(l, undefined, ['OVER_REFUND']);
+    expect(first.current.map((f) => [f.cardId, f.tradeNo, f.state])).toEqual([
+      [over.cardId, 'trd_shared', 'new'],
+    ]);
+    l.transaction({ ...refund, status: 'DECLINED' });
+    const fixed = reconcile(l, undefined, ['OVER_REFUND']);
+    expect(fixed.current).toEqual([]);
+    expect(fixed.resolved.map((f) => [f.cardId, f.tradeNo])).toEqual([[over.cardId, 'trd_shared']]);
+  });
+
+  it('resolves a CURRENCY_MISMATCH of a transaction once corrected while its card is skipped', () => {
+    const l = openLedger(temp);
+    // A USD card of a EUR offering (a finding about the card) with a EUR purchase (one about
+    // the transaction).
+    const card = l.issue(l.offering({ currency: 'EUR', minLoadAmount: '10.00' }));
+    const day = shift(HISTORY_AT, 2 * DAY);
+    const euro = card.activity({ amount: '5.00', currency: 'EUR', createdAt: day });
+    card.write();
+    const first = reconcile(l, undefined, ['CURRENCY_MISMATCH']);
+    expect(first.current.map((f) => [f.transactionId, f.cardId, f.state])).toEqual([
+      [null, card.cardId, 'new'],
+      [euro.transactionId, card.cardId, 'new'],
+    ]);
+    // The purchase is corrected to the card's currency; the card now names an offering the
+    // mirror lacks, so the card (not its transactions) cannot be judged.
+    l.transaction({ ...euro, currency: 'USD' });
+    card.write({ cardOfferingId: 'off_retired' });
+    const fixed = reconcile(l, undefined, ['CURRENCY_MISMATCH']);
+    expect(fixed.current.map((f) => [f.transactionId, f.cardId, f.state])).toEqual([
+      [null, card.cardId, 'persisting'],
+    ]);
+    expect(fixed.resolved.map((f) => [f.check, f.transactionId])).toEqual([
+      ['CURRENCY_MISMATCH', euro.transactionId],
+    ]);
+  });
+
+  it('keeps an ORPHAN_TRANSACTION open by its transaction while its card cannot be judged', () => {
+    const l = openLedger(temp);
+    const orphan = l.transaction({ cardId: 'card_ghost', createdAt: shift(HISTORY_AT, DAY) });
+    const answer = (found: 'found' | 'not_found') =>
+      l.writers.merchants.recordMissingCard('card_ghost', found, {
+        merchantId: l.merchantId,
+        runId: l.runId,
+        observedAt: READ_AT,
+      });
+    answer('not_found');
+    const first = reconcile(l, undefined, ['ORPHAN_TRANSACTION']);
+    expect(first.current.map((f) => [f.transactionId, f.state])).toEqual([
+      [orphan.transactionId, 'new'],
+    ]);
+    // /cards/info now finds the card, which no list shows as the merchant's: skipped.
+    answer('found');
+    const skipped = reconcile(l, undefined, ['ORPHAN_TRANSACTION']);
+    expect(skipped.resolved).toEqual([]);
+    expect(skipped.current.map((f) => [f.transactionId, f.state])).toEqual([
+      [orphan.transactionId, 'persisting'],
+    ]);
+  });
+
   it('resolves nothing of a check or merchant that did not run', () => {
     const { l, skewed } = world();
     reconcile(l);

@@ -2,6 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { type Finding, makeFinding } from '../finding.js';
 import { reasonCounts } from '../reason-counts.js';
+import { skippedTransactionIds } from '../skipped-transaction-ids.js';
 import { CARD_TRANSACTIONS_TABLE } from '../working-tables.js';
 
 const CODE = 'CURRENCY_MISMATCH';
@@ -91,11 +92,12 @@ export const currencyMismatch: Check = {
         }),
       );
     const tally = new CoverageTally();
-    const groups = reasonCounts(db, TRANSACTIONS, params, {
-      weight: 'transactions',
-      subject: 'card_id',
-    });
-    tally.addGrouped('transactions', groups, 'cardId');
+    const groups = reasonCounts(db, TRANSACTIONS, params, { weight: 'transactions' });
+    tally.addGrouped('transactions', groups);
+    // Each finding is left open by its own identity: a skipped group by its transactions, a
+    // skipped card by the card, which keeps open no finding about one of its transactions.
+    if (groups.some((g) => g.reason !== null))
+      tally.leaveOpen('transactionId', skippedTransactionIds(db, TRANSACTIONS, params));
     tally.addGrouped('cards', reasonCounts(db, CARDS, params, { subject: 'card_id' }), 'cardId');
     return tally.outcome(CODE, merchantId, findings);
   },

@@ -2,6 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { reasonCounts } from '../reason-counts.js';
+import { skippedTransactionIds } from '../skipped-transaction-ids.js';
 import { CARD_TRANSACTIONS_TABLE } from '../working-tables.js';
 
 const CODE = 'ORPHAN_TRANSACTION';
@@ -66,12 +67,15 @@ export const orphanTransaction: Check = {
         detail: `card ${t.cardId} is not one of the merchant's cards: /cards/info answered 404`,
       }),
     );
-    const groups = reasonCounts(db, CANDIDATES, params, {
-      weight: 'transactions',
-      subject: 'card_id',
-    });
+    const groups = reasonCounts(db, CANDIDATES, params, { weight: 'transactions' });
+    // A finding is identified by its transaction, so a skipped group is left open by its
+    // transactions' ids.
+    const skipped = groups.some((g) => g.reason !== null)
+      ? skippedTransactionIds(db, CANDIDATES, params)
+      : [];
     return new CoverageTally()
-      .addGrouped('transactions', groups, 'cardId')
+      .addGrouped('transactions', groups)
+      .leaveOpen('transactionId', skipped)
       .outcome(CODE, merchantId, findings);
   },
 };

@@ -53,8 +53,8 @@ export const overRefund: Check = {
       });
     const returns = (rows: readonly { returns: bigint }[]) =>
       Number(rows.reduce((sum, t) => sum + t.returns, 0n));
-    // A skipped trade is left open by its tradeNo, not its card: a finding about another trade
-    // of the card can resolve.
+    // A skipped trade is left open by its identity, card and tradeNo: a finding about another
+    // trade of the card, or about another card's trade of the same tradeNo, can resolve.
     return new CoverageTally()
       .examine('transactions', returns(usable))
       .skip(
@@ -63,8 +63,8 @@ export const overRefund: Check = {
         returns(trades) - returns(usable),
       )
       .leaveOpen(
-        'tradeNo',
-        trades.filter((t) => t.unusable !== 0n).map((t) => t.tradeNo),
+        ['cardId', 'tradeNo'],
+        trades.filter((t) => t.unusable !== 0n).map((t) => [t.cardId, t.tradeNo]),
       )
       .outcome(CODE, merchantId, findings);
   },
