@@ -138,6 +138,40 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     });
   });
 
+  it('judges an interval beside a REJECTED order: the refusal moved no money', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00', at: shift(S1, -HOUR) });
+    card.write();
+    l.snapshot('1000.00', S1);
+    // Refused by the upstream (journaled REJECTED by the order desk) seconds around the reads.
+    const refused = { orderNo: null, state: 'REJECTED' } as const;
+    l.order({ kind: 'ISSUE', amount: '50.00', submittedAt: shift(S1, 30_000), ...refused });
+    l.order({
+      kind: 'DEPOSIT',
+      cardId: card.cardId,
+      amount: '20.00',
+      submittedAt: shift(S2, -30_000),
+      ...refused,
+    });
+    l.order({
+      kind: 'WITHDRAW',
+      cardId: card.cardId,
+      amount: '5.00',
+      submittedAt: shift(S2, 60_000),
+      ...refused,
+    });
+    // 12.34 left the account with nothing in the journal to explain it.
+    l.snapshot('987.66', S2);
+    const results = runOn(l, [CODE]);
+    expect(coverageOf(results, CODE)).toMatchObject({
+      examined: { intervals: 1, orders: 0 },
+      skipped: [],
+    });
+    expect(results.findings.map((f) => [f.snapshotAt, f.expected, f.actual, f.delta])).toEqual([
+      [S2, '1000.00', '987.66', '-12.34'],
+    ]);
+  });
+
   it('keeps reporting an unexplained interval until the journal explains it', () => {
     const l = openLedger(temp);
     l.snapshot('1000.00', S1);

@@ -44,6 +44,7 @@ interface Flow {
  * CANCEL + the card's ledger balance just before it. Flows that follow an outcome are timed by
  * their FEE record. An interval with a journal order (submission or outcome) within `quietMs`
  * (2 minutes) of either snapshot is skipped: which side of the read it fell on is unknowable.
+ * A REJECTED order moved nothing and skips nothing.
  * Every interval of the mirror's history is checked, so an unexplained movement stays a finding
  * until it is explained (a journal row imported later) or acknowledged.
  */
@@ -164,11 +165,16 @@ function readFlows(
     .iterate({ merchantId }) as IterableIterator<JournalRow>;
   const cardBalance = cancelledCardBalance(db, merchantId);
   for (const row of rows) {
+    // A REJECTED order was refused: the order desk journals it so only on an answer proving the
+    // upstream did not take it, and section 3 moves money from acceptance on. Near a snapshot
+    // it cannot have moved the balance to either side of the read, so it quiets nothing (as a
+    // REJECTED TOPUP above).
+    if (row.state === 'REJECTED') continue;
     const submitted = Date.parse(row.submittedAt);
     const outcome = row.feeCreatedAt === null ? null : Date.parse(row.feeCreatedAt);
     quiet.push(submitted);
     if (outcome !== null) quiet.push(outcome);
-    if (row.state === 'REJECTED' || row.kind === 'FREEZE' || row.kind === 'UNFREEZE') continue;
+    if (row.kind === 'FREEZE' || row.kind === 'UNFREEZE') continue;
     if (row.unlinkable !== null) {
       uncertain.push(submitted);
       continue;
