@@ -188,3 +188,23 @@ SELECT o.merchant_id, o.id, o.name, o.currency, o.issuance_fee, o.deposit_fee_pe
        (SELECT count(*) FROM cards c WHERE c.card_offering_id = o.id) AS cards
 FROM offerings o
 ORDER BY o.merchant_id, o.name;
+
+-- 24. How far the open mismatches of balances and fees put the money off, per merchant, check
+--     and currency: their differences (delta = actual - expected) summed as integer minor units
+--     (delta_minor) and printed exactly. Checks whose values are no amounts (a status, a
+--     currency) have NULL *_minor.
+SELECT f.merchant_id, f.check_code, f.currency, count(*) AS findings,
+       sum(f.delta_minor) AS delta_minor,
+       CASE
+         WHEN x.exponent = 0 THEN CAST(sum(f.delta_minor) AS TEXT)
+         ELSE (CASE WHEN sum(f.delta_minor) < 0 THEN '-' ELSE '' END)
+              || (abs(sum(f.delta_minor)) / x.unit) || '.'
+              || substr('000' || (abs(sum(f.delta_minor)) % x.unit), -x.exponent)
+       END AS delta
+FROM open_findings f
+JOIN currency_exponents x ON x.currency = f.currency
+WHERE f.in_main_report AND f.delta_minor IS NOT NULL
+  AND f.check_code IN ('CARD_BALANCE_MISMATCH', 'MERCHANT_BALANCE_MISMATCH',
+    'ISSUANCE_FEE_MISMATCH', 'DEPOSIT_FEE_MISMATCH', 'WITHDRAWAL_FEE_MISMATCH')
+GROUP BY f.merchant_id, f.check_code, f.currency
+ORDER BY f.merchant_id, f.check_code, f.currency;

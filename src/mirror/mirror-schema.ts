@@ -266,6 +266,10 @@ export interface FindingsTable {
   ack_at: string | null;
   ack_expected: string | null;
   ack_actual: string | null;
+  /** Minor units of `expected`, `actual`, `delta` when the check reports amounts (sql/012). */
+  expected_minor: number | null;
+  actual_minor: number | null;
+  delta_minor: number | null;
 }
 
 /** `finding_events`: what happened to each finding, and when. */

@@ -4,6 +4,7 @@ import { isCheckCode } from './check-code.js';
 import { ID_SEPARATOR, type Undecided, undecidedKey } from './check-coverage.js';
 import type { Finding } from './finding.js';
 import { type FindingIds, type IdKey, identityKeysOf } from './finding-identity.js';
+import { findingMinor } from './finding-minor.js';
 import { FindingsError } from './findings-error.js';
 import type { CheckResults } from './run-checks.js';
 import { type StoredFinding, storedFinding } from './stored-finding.js';
@@ -50,10 +51,11 @@ export function recordReconciliation(
   const insert = db.prepare(
     `INSERT INTO findings (fingerprint, check_code, severity, merchant_id, card_id, transaction_id,
        order_no, merchant_order_no, trade_no, snapshot_at, offering_id, currency, expected, actual,
-       delta, detail, state, first_seen_at, first_seen_run_id, last_seen_at, last_seen_run_id)
+       delta, expected_minor, actual_minor, delta_minor, detail, state, first_seen_at,
+       first_seen_run_id, last_seen_at, last_seen_run_id)
      VALUES (@fingerprint, @check, @severity, @merchantId, @cardId, @transactionId, @orderNo,
        @merchantOrderNo, @tradeNo, @snapshotAt, @offeringId, @currency, @expected, @actual, @delta,
-       @detail, 'new', @at, @runId, @at, @runId)`,
+       @expectedMinor, @actualMinor, @deltaMinor, @detail, 'new', @at, @runId, @at, @runId)`,
   );
   const reopen = db.prepare(
     `UPDATE findings SET state = 'new', first_seen_at = @at, first_seen_run_id = @runId,
@@ -63,7 +65,8 @@ export function recordReconciliation(
     `UPDATE findings SET severity = @severity, card_id = @cardId, transaction_id = @transactionId,
        order_no = @orderNo, merchant_order_no = @merchantOrderNo, trade_no = @tradeNo,
        snapshot_at = @snapshotAt, offering_id = @offeringId, currency = @currency,
-       expected = @expected, actual = @actual, delta = @delta, detail = @detail,
+       expected = @expected, actual = @actual, delta = @delta, expected_minor = @expectedMinor,
+       actual_minor = @actualMinor, delta_minor = @deltaMinor, detail = @detail,
        last_seen_at = @at, last_seen_run_id = @runId,
        state = CASE WHEN first_seen_run_id = @runId THEN 'new' ELSE 'persisting' END
      WHERE fingerprint = @fingerprint`,
@@ -100,7 +103,7 @@ export function recordReconciliation(
       for (const finding of results.findings) {
         if (seen.has(finding.fingerprint)) continue;
         seen.add(finding.fingerprint);
-        const values = { ...finding, at, runId };
+        const values = { ...finding, ...findingMinor(finding), at, runId };
         const before = get.get(finding.fingerprint) as FindingsTable | undefined;
         if (!before) {
           insert.run(values);

@@ -9,8 +9,10 @@ import { createMirrorWriters, type MirrorWriters } from '../../src/mirror/mirror
 import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
 import type { SqliteDatabase } from '../../src/mirror/sqlite-database.js';
 import { currencyExponent, KNOWN_CURRENCIES } from '../../src/money/currency.js';
+import { CHECK_CODES, type CheckCode } from '../../src/recon/check-code.js';
 import { cardBalanceMismatch } from '../../src/recon/checks/card-balance-mismatch.js';
 import { unjournaledCard } from '../../src/recon/checks/unjournaled-card.js';
+import { findingMinor, REPORTS_AMOUNTS } from '../../src/recon/finding-minor.js';
 import { ackFinding, recordReconciliation } from '../../src/recon/findings-store.js';
 import { moneyText } from '../../src/recon/money-text.js';
 import { DEFAULT_RECON_SETTINGS } from '../../src/recon/recon-settings.js';
@@ -975,6 +977,168 @@ describe('open_findings', () => {
     expect(
       table(l.db, 'SELECT card_id, last_seen_run_id, in_latest_reconciliation FROM open_findings'),
     ).toEqual([[skewed.cardId, 'rc-1', 1]]);
+  });
+});
+
+describe('012_findings_minor_units', () => {
+  /** [check, currency, expected, actual, delta, and the minor units each should get]. */
+  type Case = [
+    string,
+    string | null,
+    string | null,
+    string | null,
+    string | null,
+    number | null,
+    number | null,
+    number | null,
+  ];
+  const CASES: Case[] = [
+    ['CARD_BALANCE_MISMATCH', 'USD', '18.00', '17.50', '-0.50', 1800, 1750, -50],
+    ['CARD_BALANCE_MISMATCH', 'KWD', '1.000', '0.995', '-0.005', 1000, 995, -5],
+    ['MERCHANT_BALANCE_MISMATCH', 'JPY', '1000', '990', '-10', 1000, 990, -10],
+    ['ISSUANCE_FEE_MISMATCH', 'USD', '2.00', '2.50', '0.50', 200, 250, 50],
+    ['DEPOSIT_FEE_MISMATCH', 'BHD', '0.150', '0.000', '-0.150', 150, 0, -150],
+    ['WITHDRAWAL_FEE_MISMATCH', 'USD', '0.00', '1.00', '1.00', 0, 100, 100],
+    ['LOAD_OUT_OF_BOUNDS', 'USD', '10.00', '9.99', '-0.01', 1000, 999, -1],
+    ['OVER_REFUND', 'EUR', '5.00', '7.50', '2.50', 500, 750, 250],
+    // The upstream's text as sent: fewer fractional digits, leading zeros, a minus zero.
+    ['NEGATIVE_BALANCE', 'USD', null, '-5.5', null, null, -550, null],
+    ['STALE_PENDING', 'USD', null, '0012.5', null, null, 1250, null],
+    ['DUPLICATE_TRANSACTION', 'USD', null, '-0', null, null, 0, null],
+    ['ACTIVITY_ON_INACTIVE_CARD', 'KRW', null, '000000000000000000001', null, null, 1, null],
+    // The largest amount minor units hold exactly (2^53 - 1), and one past it.
+    [
+      'CARD_BALANCE_MISMATCH',
+      'JPY',
+      '9007199254740991',
+      '-9007199254740991',
+      '9007199254740992',
+      9007199254740991,
+      -9007199254740991,
+      null,
+    ],
+    [
+      'CARD_BALANCE_MISMATCH',
+      'USD',
+      '90071992547409.91',
+      '90071992547409.92',
+      '1.00',
+      9007199254740991,
+      null,
+      100,
+    ],
+    // Text that is no amount of its currency: too precise, not a plain decimal, no currency.
+    ['CARD_BALANCE_MISMATCH', 'USD', '1.500', '1e3', '.5', null, null, null],
+    ['CARD_BALANCE_MISMATCH', 'USD', '5.', '+5', ' 5', null, null, null],
+    ['CARD_BALANCE_MISMATCH', 'USD', '1.2.3', '--5', '', null, null, null],
+    ['CARD_BALANCE_MISMATCH', 'XYZ', '1.00', '2.00', '1.00', null, null, null],
+    ['CARD_BALANCE_MISMATCH', null, '1.00', '2.00', '1.00', null, null, null],
+    // Checks whose values are no amounts: a status, a currency, a too precise amount.
+    ['ORDER_NOT_REFLECTED', null, 'FROZEN', 'ACTIVE', null, null, null, null],
+    ['ORDER_NOT_REFLECTED', 'USD', '5', '5.00', null, null, null, null],
+    ['CURRENCY_MISMATCH', 'USD', 'USD', 'EUR', null, null, null, null],
+    ['PRECISION_VIOLATION', 'USD', null, '1.005', null, null, null, null],
+    ['PRECISION_VIOLATION', 'JPY', null, '12', null, null, null, null],
+    ['UNJOURNALED_CARD', 'USD', null, null, null, null, null, null],
+    ['ORPHAN_TRANSACTION', 'USD', null, null, null, null, null, null],
+  ];
+
+  it('fills in the minor units of the money findings of a version-11 file, resolved ones too', () => {
+    const file = join(temp.dir(), 'v11.sqlite');
+    const raw = new Database(file);
+    migrateMirror(raw, readMigrations().slice(0, 11));
+    const insert = raw.prepare(
+      `INSERT INTO findings (fingerprint, check_code, severity, merchant_id, currency, expected,
+         actual, delta, detail, state, first_seen_at, first_seen_run_id, last_seen_at,
+         last_seen_run_id)
+       VALUES (?, ?, 'error', 'm-1', ?, ?, ?, ?, 'detail', ?, ?, 'rc-1', ?, 'rc-1')`,
+    );
+    CASES.forEach(([check, currency, expected, actual, delta], index) => {
+      const state = index % 2 === 0 ? 'new' : 'resolved';
+      const seen = at('03-04T03:00');
+      insert.run(`f-${index}`, check, currency, expected, actual, delta, state, seen, seen);
+    });
+    // One finding of each check with values that read as amounts: only the checks that report
+    // amounts get minor units, as the reconciliation's own rule says.
+    for (const check of CHECK_CODES) {
+      const seen = at('03-04T03:00');
+      insert.run(`g-${check}`, check, 'USD', '5.00', '5', '-0.25', 'new', seen, seen);
+    }
+    raw.close();
+
+    const mirror = openMirror(file);
+    temp.defer(() => mirror.close());
+    expect(mirror.migration.applied).toEqual(['012_findings_minor_units']);
+    const kept = table(
+      mirror.db,
+      `SELECT check_code, currency, expected, actual, delta, expected_minor, actual_minor,
+              delta_minor
+       FROM findings WHERE fingerprint LIKE 'f-%' ORDER BY CAST(substr(fingerprint, 3) AS INTEGER)`,
+    );
+    expect(kept).toEqual(CASES);
+    const byRule = ([check, currency, expected, actual, delta]: unknown[]) => {
+      const minor = findingMinor({
+        check: check as CheckCode,
+        currency: currency as string | null,
+        expected: expected as string | null,
+        actual: actual as string | null,
+        delta: delta as string | null,
+      });
+      return [check, currency, expected, actual, delta, ...Object.values(minor)];
+    };
+    expect(kept.map(byRule)).toEqual(CASES);
+    const each = table(
+      mirror.db,
+      `SELECT check_code, currency, expected, actual, delta, expected_minor, actual_minor,
+              delta_minor
+       FROM findings WHERE fingerprint LIKE 'g-%' ORDER BY check_code`,
+    );
+    expect(each.map(byRule)).toEqual(each);
+    expect(
+      each.filter((row) => row[5] !== null).map((row) => row.slice(0, 1).concat(row.slice(5))),
+    ).toEqual(
+      CHECK_CODES.filter((check) => REPORTS_AMOUNTS[check])
+        .sort()
+        .map((check) => [check, 500, 500, -25]),
+    );
+  });
+
+  it("shows each open finding's minor units in open_findings", () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    recordReconciliation(mirror.db, {
+      runId: 'rc-1',
+      at: at('03-05T03:00'),
+      results: runChecks(mirror.db, { checks: [cardBalanceMismatch, unjournaledCard] }),
+    });
+    expect(
+      table(
+        mirror.db,
+        `SELECT check_code, card_id, expected, expected_minor, actual, actual_minor, delta,
+                delta_minor
+         FROM open_findings ORDER BY check_code, card_id`,
+      ),
+    ).toEqual([
+      ['CARD_BALANCE_MISMATCH', 'card-b', '18.00', 1800, '17.50', 1750, '-0.50', -50],
+      ['UNJOURNALED_CARD', 'card-d', null, null, null, null, null, null],
+    ]);
+    const examples = statementsOf(readFileSync(join(SQL_DIR, 'examples.sql'), 'utf8'));
+    expect(mirror.db.prepare(examples[23] ?? '').all()).toEqual([
+      {
+        merchant_id: 'm-1',
+        check_code: 'CARD_BALANCE_MISMATCH',
+        currency: 'USD',
+        findings: 1,
+        delta_minor: -50,
+        delta: '-0.50',
+      },
+    ]);
+  });
+
+  it('does its arithmetic in integers: no REAL, float literal or julianday in the SQL', () => {
+    const file = readFileSync(join(SQL_DIR, '012_findings_minor_units.sql'), 'utf8');
+    const code = file.replace(/--.*$/gm, '');
+    expect(code).not.toMatch(/\bREAL\b|\bFLOAT\b|\bDOUBLE\b|julianday|\btotal\(|\bavg\(|\d\.\d/i);
   });
 });
 

@@ -237,6 +237,9 @@ const TYPED_COLUMNS: { [T in keyof MirrorDatabase]: { [C in keyof MirrorDatabase
     ack_at: true,
     ack_expected: true,
     ack_actual: true,
+    expected_minor: true,
+    actual_minor: true,
+    delta_minor: true,
   },
   finding_events: { fingerprint: true, run_id: true, at: true, event: true, detail: true },
   schema_migrations: { version: true, name: true, applied_at: true },
@@ -357,6 +360,7 @@ describe('openMirror', () => {
       { version: 9, name: 'open_findings_kept_open' },
       { version: 10, name: 'balance_views_after_first_006' },
       { version: 11, name: 'status_order_outcomes' },
+      { version: 12, name: 'findings_minor_units' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -395,3 +395,94 @@ describe('acknowledging a finding', () => {
     ).toEqual(['FINDING_RESOLVED', undefined]);
   });
 });
+
+describe('minor units beside the values', () => {
+  const CUTOFF = shift(READ_AT, -MINUTE);
+  let nights = 0;
+  /** Reconcile `codes` of the ledger at the cutoff, as the next night's run. */
+  const night = (l: TestLedger, codes: Parameters<typeof runOn>[1]) => {
+    nights += 1;
+    return recordReconciliation(l.db, {
+      runId: `minor-${nights}`,
+      at: shift(READ_AT, nights * DAY),
+      results: runOn(l, codes, { cutoff: CUTOFF }),
+    });
+  };
+  /** The findings of `check`: their values as text and, beside each, the minor units kept. */
+  const values = (l: TestLedger, check: string) =>
+    l.db
+      .prepare(
+        `SELECT state, expected, expected_minor, actual, actual_minor, delta, delta_minor
+         FROM findings WHERE check_code = ? ORDER BY card_id, transaction_id, order_no`,
+      )
+      .raw()
+      .all(check);
+
+  it("keeps a money finding's expected, actual and delta as integer minor units of its currency", () => {
+    const kwd = openLedger(temp, { currency: 'KWD' });
+    const off = kwd.issue(kwd.offering(), { amount: '100.000' });
+    off.write({ balance: '97.125' });
+    night(kwd, ['CARD_BALANCE_MISMATCH']);
+    expect(values(kwd, 'CARD_BALANCE_MISMATCH')).toEqual([
+      ['new', '98.000', 98000, '97.125', 97125, '-0.875', -875],
+    ]);
+
+    // NEGATIVE_BALANCE shows the balance as the upstream wrote it: fewer digits than USD has.
+    const usd = openLedger(temp);
+    const below = usd.issue(usd.offering(), { amount: '100.00' });
+    below.write({ balance: '-5.5' });
+    night(usd, ['NEGATIVE_BALANCE', 'CARD_BALANCE_MISMATCH']);
+    expect(values(usd, 'NEGATIVE_BALANCE')).toEqual([
+      ['new', null, null, '-5.5', -550, null, null],
+    ]);
+    expect(values(usd, 'CARD_BALANCE_MISMATCH')).toEqual([
+      ['new', '98.00', 9800, '-5.50', -550, '-103.50', -10350],
+    ]);
+  });
+
+  it('leaves them NULL beside a status, a currency, a too precise amount or no value', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const stuck = l.issue(offering);
+    stuck.switchTo('FREEZE', shift(CUTOFF, -3 * HOUR), { reflected: false });
+    stuck.write();
+    const card = l.issue(offering, { amount: '500.00' });
+    card.activity({ amount: '5.00', currency: 'EUR', createdAt: shift(HISTORY_AT, DAY) });
+    card.activity({ amount: '1.005', createdAt: shift(HISTORY_AT, DAY) });
+    card.write();
+    l.issue(offering, { journaled: false }).write();
+    night(l, [
+      'ORDER_NOT_REFLECTED',
+      'CURRENCY_MISMATCH',
+      'PRECISION_VIOLATION',
+      'UNJOURNALED_CARD',
+    ]);
+    expect(values(l, 'ORDER_NOT_REFLECTED')).toEqual([
+      ['new', 'FROZEN', null, 'ACTIVE', null, null, null],
+    ]);
+    expect(values(l, 'CURRENCY_MISMATCH')).toEqual([['new', 'USD', null, 'EUR', null, null, null]]);
+    expect(values(l, 'PRECISION_VIOLATION')).toEqual([
+      ['new', null, null, '1.005', null, null, null],
+    ]);
+    expect(values(l, 'UNJOURNALED_CARD')).toEqual([['new', null, null, null, null, null, null]]);
+  });
+
+  it('follows the values of a persisting finding, and of one that comes back', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    card.write({ balance: '99.00' });
+    night(l, ['CARD_BALANCE_MISMATCH']);
+    card.write({ balance: '97.25' });
+    night(l, ['CARD_BALANCE_MISMATCH']);
+    expect(values(l, 'CARD_BALANCE_MISMATCH')).toEqual([
+      ['persisting', '98.00', 9800, '97.25', 9725, '-0.75', -75],
+    ]);
+    card.write();
+    night(l, ['CARD_BALANCE_MISMATCH']);
+    card.write({ balance: '100.01' });
+    night(l, ['CARD_BALANCE_MISMATCH']);
+    expect(values(l, 'CARD_BALANCE_MISMATCH')).toEqual([
+      ['new', '98.00', 9800, '100.01', 10001, '2.01', 201],
+    ]);
+  });
+});
