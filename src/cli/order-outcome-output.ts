@@ -41,7 +41,7 @@ export function acceptedLine(outcome: OrderOutcome): string {
 
 /**
  * How a command ends for an order that was not accepted: a refusal exits 7 (3 for the key),
- * an unknown outcome 4 with the way to settle it; undefined for an accepted order.
+ * an unknown outcome 4 with the way to settle it (the same reference); undefined for an accepted order.
  */
 export function outcomeExit(
   outcome: OrderOutcome,
@@ -58,7 +58,9 @@ export function outcomeExit(
           : `upstream unavailable: ${error?.message ?? 'no answer'}`;
     return new ExitError(
       error?.code === 'UPSTREAM_UNAUTHORIZED' ? EXIT.UNAUTHORIZED : EXIT.SYNC_INCOMPLETE,
-      `${kind} ${ref}: outcome unknown (${why}); journaled SUBMITTED: run the same command again, or cardsync orders settle`,
+      // The reference goes in the advice: a generated one is new on every run, so repeating the
+      // command without it would place a second order if the upstream took this one.
+      `${kind} ${ref}: outcome unknown (${why}); journaled SUBMITTED: run it again with --merchant-order-no ${ref}, or cardsync orders settle`,
     );
   }
   if (outcome.errorCode === 'UNAUTHORIZED')

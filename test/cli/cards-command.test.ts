@@ -341,6 +341,29 @@ describe('cardsync cards orders, journaled', () => {
     const nothing = await cli(['orders', 'settle']);
     expect(nothing.stdout).toBe('nothing to settle: no order is journaled SUBMITTED\n');
   });
+
+  it('names the generated reference to resend a lost order with, so following the message makes no second order', async () => {
+    await t.control.post('/_control/orders/process', {});
+    await t.control.post('/_control/faults', {
+      kind: 'commit-then-drop',
+      match: { operation: 'deposit' },
+      times: 50,
+    });
+    const args = ['cards', 'deposit', card, '--amount', '1.25'];
+    const lost = await cli(args);
+    await t.control.call('DELETE', '/_control/faults');
+    expect(lost.code, lost.stderr).toBe(4);
+    const [line] = messages(lost.stderr);
+    const ref = /DEPOSIT (\S+): outcome unknown/.exec(line ?? '')?.[1];
+    expect(journal(ref!)).toMatchObject({ state: 'SUBMITTED' });
+    // The order was taken before its answer was lost: only the same reference settles it.
+    expect(upstreamOrders(ref!)).toBe(1);
+    expect(line).toMatch(new RegExp(`run it again with --merchant-order-no ${ref}[ ;,]`));
+    const again = await cli([...args, '--merchant-order-no', ref!, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ state: 'ACCEPTED', replayed: true });
+    expect(upstreamOrders(ref!)).toBe(1);
+  }, 30_000);
 });
 
 describe('cardsync cards reads, balance and offerings', () => {
