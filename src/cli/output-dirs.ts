@@ -34,7 +34,9 @@ export function writeProblem(dir: string): string | undefined {
   while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
   try {
     if (!statSync(existing).isDirectory()) return 'ENOTDIR';
-    accessSync(existing, constants.W_OK);
+    // Making an entry in a folder takes search permission as well as write: a folder without
+    // `x` would pass a write check and refuse the report only after the reconciliation ran.
+    accessSync(existing, constants.W_OK | constants.X_OK);
     return undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code ?? 'error';

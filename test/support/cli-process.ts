@@ -14,17 +14,19 @@ export interface CliResult {
 
 /**
  * Run `cardsync ...args` to completion. `env` adds to this process's environment (a key set to
- * undefined is left out); `nodeArgs` go to node before the CLI (`--import`, ...).
+ * undefined is left out); `nodeArgs` go to node before the CLI (`--import`, ...); `user` runs it
+ * as that uid and gid (only root may), where file permissions must bind.
  */
 export async function runCliProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
-  options: { nodeArgs?: readonly string[]; cwd?: string } = {},
+  options: { nodeArgs?: readonly string[]; cwd?: string; user?: number } = {},
 ): Promise<CliResult> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
     env: { ...process.env, ...env },
     stdio: 'pipe',
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.user === undefined ? {} : { uid: options.user, gid: options.user }),
   });
   return finished(child);
 }
