@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { CHECK_CODES, SEVERITY_OF } from '../../src/recon/check-code.js';
 import { importJournals } from '../runner/runner-world.js';
-import { runCliProcess } from '../support/cli-process.js';
+import { runCliProcess, unprivilegedUser } from '../support/cli-process.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 import { messageLines, readCsv } from './job-fixture.js';
 
@@ -184,40 +184,44 @@ describe('cardsync reconcile', () => {
     }
   });
 
-  it('exits 2 when the reports folder cannot be entered (no search permission), recording nothing', async () => {
-    // Root passes every permission check: run the CLI as nobody then, owning the world's files.
-    const user = process.getuid?.() === 0 ? 65_534 : undefined;
-    const unsearchable = join(w.dir, 'reports-without-x');
-    mkdirSync(unsearchable);
-    if (user !== undefined)
-      for (const path of [
-        w.dir,
-        ...readdirSync(w.dir, { recursive: true }).map((p) => join(w.dir, String(p))),
-      ])
-        chownSync(path, user, user);
-    chmodSync(unsearchable, 0o600);
-    const runs = () => {
-      const mirror = w.openMirror();
-      try {
-        return mirror.db.prepare('SELECT count(*) AS n FROM recon_runs').get();
-      } finally {
-        void mirror.close();
-      }
-    };
-    const before = runs();
-    const result = await runCliProcess(
-      ['reconcile'],
-      { ...env, CARDSYNC_REPORTS_DIR: unsearchable },
-      user === undefined ? {} : { user },
-    );
-    expect(result.code, result.stderr).toBe(2);
-    expect(messageLines(result.stderr)).toEqual([
-      expect.stringMatching(/^cardsync: CARDSYNC_REPORTS_DIR: .*reports-without-x \(EACCES\)$/),
-    ]);
-    expect(runs()).toEqual(before);
-    chmodSync(unsearchable, 0o700);
-    expect(readdirSync(unsearchable)).toEqual([]);
-  });
+  // Root passes every permission check: the CLI runs as nobody then, owning the world's files.
+  const runAs = unprivilegedUser();
+  it.skipIf(runAs === null)(
+    'exits 2 when the reports folder cannot be entered (no search permission), recording nothing',
+    async () => {
+      const user = runAs?.uid;
+      const unsearchable = join(w.dir, 'reports-without-x');
+      mkdirSync(unsearchable);
+      if (user !== undefined)
+        for (const path of [
+          w.dir,
+          ...readdirSync(w.dir, { recursive: true }).map((p) => join(w.dir, String(p))),
+        ])
+          chownSync(path, user, user);
+      chmodSync(unsearchable, 0o600);
+      const runs = () => {
+        const mirror = w.openMirror();
+        try {
+          return mirror.db.prepare('SELECT count(*) AS n FROM recon_runs').get();
+        } finally {
+          void mirror.close();
+        }
+      };
+      const before = runs();
+      const result = await runCliProcess(
+        ['reconcile'],
+        { ...env, CARDSYNC_REPORTS_DIR: unsearchable },
+        user === undefined ? {} : { user },
+      );
+      expect(result.code, result.stderr).toBe(2);
+      expect(messageLines(result.stderr)).toEqual([
+        expect.stringMatching(/^cardsync: CARDSYNC_REPORTS_DIR: .*reports-without-x \(EACCES\)$/),
+      ]);
+      expect(runs()).toEqual(before);
+      chmodSync(unsearchable, 0o700);
+      expect(readdirSync(unsearchable)).toEqual([]);
+    },
+  );
 
   describe('exits 2 naming the bad value, writing nothing', () => {
     const cases: [string, string[], Record<string, string>, RegExp][] = [

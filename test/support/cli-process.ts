@@ -1,9 +1,28 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI (`npm test` builds it first). */
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+/** The uid of `nobody`, which the tests run the CLI as when they need file permissions to bind. */
+const NOBODY = 65_534;
+
+/**
+ * Who to run the CLI as for a test that needs file permissions to bind: this user when not
+ * root; `nobody` under root (root passes every permission check) when `nobody` can read the
+ * built CLI; null when it cannot (a checkout under a folder only root may enter), and the test
+ * cannot run here.
+ */
+export function unprivilegedUser(): { readonly uid?: number } | null {
+  if (process.getuid?.() !== 0) return {};
+  const probe = spawnSync(
+    process.execPath,
+    ['-e', `require('node:fs').accessSync(${JSON.stringify(CLI)}, 4)`],
+    { uid: NOBODY, gid: NOBODY, stdio: 'ignore' },
+  );
+  return probe.status === 0 ? { uid: NOBODY } : null;
+}
 
 /** A finished CLI run. */
 export interface CliResult {
