@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { redactCardSecrets } from '../contract/card-secrets.js';
 
 /**
  * Paths whose values never reach a log line: keys and tokens, wherever they appear, and the
@@ -26,12 +27,21 @@ export interface LoggerOptions {
   readonly destination?: DestinationStream;
 }
 
+/** A finished log line (JSON and its line end) without card numbers and CVVs. */
+function withoutCardSecretsLine(line: string): string {
+  const end = line.endsWith('\n') ? '\n' : '';
+  return redactCardSecrets(end ? line.slice(0, -1) : line) + end;
+}
+
 /** A pino logger writing JSON lines (stderr by default) with secrets redacted. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
       level: options.level ?? 'info',
       redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
+      // The paths above cover known places; a card number or CVV anywhere else in a line (a
+      // malformed record's raw form inside an error, say) is taken out of the finished line.
+      hooks: { streamWrite: withoutCardSecretsLine },
       base: { pid: process.pid },
     },
     options.destination ?? pino.destination({ fd: 2, sync: false }),

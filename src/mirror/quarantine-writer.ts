@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
+import { redactCardNumbers, withoutCardSecrets } from '../contract/card-secrets.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 import type { WriteContext } from './transaction-writer.js';
 
@@ -38,12 +39,13 @@ export class QuarantineWriter {
   write(records: Iterable<QuarantinedRecord>, context: WriteContext): number {
     let fresh = 0;
     for (const record of records) {
-      const raw = JSON.stringify(record.raw) ?? 'null';
+      // A malformed record may carry anything: no card number or CVV is kept, nor hashed.
+      const raw = JSON.stringify(withoutCardSecrets(record.raw)) ?? 'null';
       const row = this.#upsert.get({
         merchantId: context.merchantId,
         resource: record.resource,
         recordId: record.recordId ?? null,
-        reason: record.reason,
+        reason: redactCardNumbers(record.reason),
         raw,
         sha: createHash('sha256').update(raw).digest('hex'),
         at: context.observedAt,

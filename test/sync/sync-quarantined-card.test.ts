@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
@@ -51,5 +52,53 @@ describe('a card that arrives malformed', () => {
     expect(result.merchants[0]!.cards.quarantined).toBe(1);
     const missing = compareMirror(w.t.sandbox, w.mirrorFile).missingTransactions;
     expect(missing.filter((id) => early.includes(id))).toEqual([]);
+  });
+
+  it('is kept without the card number or CVV it carried, while its other fields stay', async () => {
+    const store = w.t.sandbox.context.store.db;
+    const card = store
+      .prepare(
+        'SELECT card_id AS id, card_number AS number, cvv FROM cards ORDER BY created_at DESC LIMIT 1',
+      )
+      .get() as { id: string; number: string; cvv: string };
+    const result = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        listCards: async (query, options) => {
+          const page = await api.listCards(query, options);
+          breakRecords(page, 'listCards', (c) =>
+            c.cardId === card.id
+              ? {
+                  raw: {
+                    ...c,
+                    lastFour: card.number,
+                    sensitive: { cardNumber: card.number, cvv: card.cvv },
+                  },
+                  reason: `/lastFour ${card.number} must match pattern "^[0-9]{4}$"`,
+                }
+              : undefined,
+          );
+          return page;
+        },
+      }),
+    });
+    expect(result.merchants[0]!.cards.quarantined).toBe(1);
+    const mirror = w.openMirror();
+    try {
+      const row = mirror.db
+        .prepare('SELECT reason, raw_json FROM quarantine WHERE record_id = ?')
+        .get(card.id) as { reason: string; raw_json: string };
+      expect(row.reason).toBe('/lastFour [redacted] must match pattern "^[0-9]{4}$"');
+      expect(JSON.parse(row.raw_json)).toMatchObject({
+        cardId: card.id,
+        lastFour: '[redacted]',
+        sensitive: { cardNumber: '[redacted]', cvv: '[redacted]' },
+      });
+    } finally {
+      await mirror.close();
+    }
+    // Nowhere in the file either (nor in its write-ahead log).
+    for (const file of [w.mirrorFile, `${w.mirrorFile}-wal`].filter((f) => existsSync(f)))
+      expect(readFileSync(file).includes(card.number)).toBe(false);
   });
 });
