@@ -186,6 +186,13 @@ export interface RunLockTable {
   heartbeat_at: string;
 }
 
+/** `pending_reports`: a report folder announced before it is renamed into place (sql/013). */
+export interface PendingReportsTable {
+  run_id: string;
+  dir: string;
+  announced_at: string;
+}
+
 /** An order's kind in the merchant's journal (reference-model.md section 5). */
 export type OrderKind =
   | 'ISSUE'
@@ -304,6 +311,7 @@ export interface MirrorDatabase {
   sync_windows: SyncWindowsTable;
   sync_progress: SyncProgressTable;
   run_lock: RunLockTable;
+  pending_reports: PendingReportsTable;
   orders: OrdersTable;
   recon_runs: ReconRunsTable;
   findings: FindingsTable;

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
@@ -7,6 +8,11 @@ import { type CheckResults, runChecks } from '../recon/run-checks.js';
 import type { DataStatus } from '../reports/data-status.js';
 import { reportFiles } from '../reports/report-files.js';
 import { pointLatest, type StagedReport, stageReportFolder } from '../reports/report-folder.js';
+import {
+  announcePendingReport,
+  clearPendingReport,
+  removeUnrecordedReports,
+} from './pending-reports.js';
 
 /** Dependencies and options of {@link reconcileMirror}. */
 export interface ReconcileMirrorOptions {
@@ -43,7 +49,9 @@ export interface ReconcileResult {
  * report go together: the folder is written in full and renamed into place inside the
  * findings store's transaction, so a report that cannot be written leaves the store as it
  * was (the findings stay `new` for the next report) and a recorded reconciliation always has
- * its report. `latest` moves after the commit. The caller holds the mirror lock.
+ * its report. The folder is announced in `pending_reports` before, so a crash between the
+ * rename and the commit leaves a folder the next reconciliation removes: no report of a run
+ * the store never recorded. `latest` moves after the commit. The caller holds the mirror lock.
  * @example const result = reconcileMirror({ db, runId, command: 'reconcile', settings, reportsDir, data, logger });
  * @throws ReportError when the folder or `latest` cannot be written.
  */
@@ -53,27 +61,40 @@ export function reconcileMirror(options: ReconcileMirrorOptions): ReconcileResul
   const logger = options.logger.child({ module: 'reconcile', runId });
   const started = clock();
   const reconciledAt = new Date(started).toISOString();
+  removeUnrecordedReports(db, logger);
   refreshPlannerStatistics(db);
   const results = runChecks(db, { settings: options.settings });
   let staged: StagedReport | undefined;
-  const reconciliation = db
-    .transaction(() => {
-      const recorded = recordReconciliation(db, { runId, at: reconciledAt, results });
-      const files = reportFiles({
-        runId,
-        command: options.command,
-        reconciledAt,
-        data: options.data,
-        merchants: results.merchants,
-        coverage: results.coverage,
-        enabled: options.settings.enabled,
-        reconciliation: recorded,
-      });
-      staged = stageReportFolder(options.reportsDir, runId, files);
-      staged.publish();
-      return { recorded, names: [...files.keys()] };
-    })
-    .immediate();
+  let published = false;
+  announcePendingReport(db, { runId, dir: join(options.reportsDir, runId), at: reconciledAt });
+  let reconciliation: { recorded: Reconciliation; names: string[] };
+  try {
+    reconciliation = db
+      .transaction(() => {
+        const recorded = recordReconciliation(db, { runId, at: reconciledAt, results });
+        clearPendingReport(db, runId);
+        const files = reportFiles({
+          runId,
+          command: options.command,
+          reconciledAt,
+          data: options.data,
+          merchants: results.merchants,
+          coverage: results.coverage,
+          enabled: options.settings.enabled,
+          reconciliation: recorded,
+        });
+        staged = stageReportFolder(options.reportsDir, runId, files);
+        staged.publish();
+        published = true;
+        return { recorded, names: [...files.keys()] };
+      })
+      .immediate();
+  } catch (error) {
+    // Not published: no folder of this run to remove (one of its name may be another's). A
+    // commit that failed after the rename keeps the row, and the next run removes the folder.
+    if (!published) clearPendingReport(db, runId);
+    throw error;
+  }
   const reportDir = staged?.dir ?? '';
   const latestMoved = pointLatest(options.reportsDir, runId);
   const durationMs = clock() - started;

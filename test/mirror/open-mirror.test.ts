@@ -178,6 +178,7 @@ const TYPED_COLUMNS: { [T in keyof MirrorDatabase]: { [C in keyof MirrorDatabase
     acquired_at: true,
     heartbeat_at: true,
   },
+  pending_reports: { run_id: true, dir: true, announced_at: true },
   orders: {
     merchant_order_no: true,
     merchant_id: true,
@@ -340,6 +341,7 @@ describe('openMirror', () => {
       k.selectFrom('sync_windows').select(['run_id', 'kind', 'outcome']).execute(),
       k.selectFrom('sync_progress').select(['merchant_id', 'start_at', 'end_at']).execute(),
       k.selectFrom('run_lock').select(['run_id', 'heartbeat_at']).execute(),
+      k.selectFrom('pending_reports').select(['run_id', 'dir']).execute(),
       k.selectFrom('orders').select(['merchant_order_no', 'state', 'amount_minor']).execute(),
       k.selectFrom('recon_runs').select(['run_id', 'current_count']).execute(),
       k.selectFrom('findings').select(['fingerprint', 'state', 'ack_until']).execute(),
@@ -361,6 +363,7 @@ describe('openMirror', () => {
       { version: 10, name: 'balance_views_after_first_006' },
       { version: 11, name: 'status_order_outcomes' },
       { version: 12, name: 'findings_minor_units' },
+      { version: 13, name: 'pending_reports' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +130,25 @@ describe('the nightly run on a world with planted anomalies', () => {
     ).rejects.toMatchObject({ code: 'REPORT_WRITE_FAILED' });
     expect([runs(), events()]).toEqual([runsBefore, eventsBefore]);
     expect(readHolder(mirror.db)).toBeNull();
+  });
+
+  it('never removes a folder it refused to replace: only a folder a crashed run published is removed', async () => {
+    const taken = join(reportsDir(), '20000101T000000Z-taken');
+    mkdirSync(taken);
+    writeFileSync(join(taken, 'notes.txt'), 'not cardsync’s');
+    const settings = DEFAULT_RECON_SETTINGS;
+    await expect(
+      runReconcile({
+        db: mirror.db,
+        settings,
+        reportsDir: reportsDir(),
+        logger,
+        runId: '20000101T000000Z-taken',
+      }),
+    ).rejects.toMatchObject({ code: 'REPORT_EXISTS' });
+    expect(mirror.db.prepare('SELECT count(*) FROM pending_reports').pluck().get()).toBe(0);
+    await runReconcile({ db: mirror.db, settings, reportsDir: reportsDir(), logger });
+    expect(readFileSync(join(taken, 'notes.txt'), 'utf8')).toBe('not cardsync’s');
   });
 
   it('tells a reconciliation on its own that a run whose reports failed, or that died reconciling, had synced in full', async () => {
