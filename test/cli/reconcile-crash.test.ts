@@ -58,11 +58,13 @@ function leftBehind(db: string, reports: string, roles: ReadonlyMap<string, stri
       ),
       latest: role(readlinkSync(join(reports, 'latest'))),
       reconRuns: mirror
-        .prepare(
-          'SELECT run_id, current_count, new_count, resolved_count FROM recon_runs ORDER BY run_id',
-        )
+        .prepare('SELECT run_id, current_count, new_count, resolved_count FROM recon_runs')
         .all()
-        .map((r) => ({ ...(r as object), run_id: role((r as { run_id: string }).run_id) })),
+        .map((r) =>
+          JSON.stringify({ ...(r as object), run_id: role((r as { run_id: string }).run_id) }),
+        )
+        // Two runs of one second sort by their random suffix: compare them as a set.
+        .sort(),
       findings: (
         mirror
           .prepare(
@@ -198,4 +200,51 @@ describe('cardsync reconcile killed at any point, then run again', () => {
       );
       expect([neverRan, completed]).toContainEqual(state);
     }, 30_000);
+
+  it('`cardsync run` killed while reconciling, run again, reports the night once: the killed run crashed, its findings never shown', async () => {
+    const at = copy();
+    const merchant = w.t.sandbox.merchants[0]!;
+    const env = {
+      CARDSYNC_BASE_URL: w.t.sandbox.baseUrl,
+      CARDSYNC_API_KEY: merchant.apiKey,
+      CARDSYNC_CA_FILE: w.t.sandbox.caFile,
+      CARDSYNC_DB: at.db,
+      CARDSYNC_REPORTS_DIR: at.reports,
+    };
+    const run = (killAt?: string) =>
+      runCliProcess(
+        ['run', '--json', ...AFTER],
+        { ...env, CARDSYNC_TEST_KILL_AT: killAt },
+        { nodeArgs: ['--import', KILL_HOOKS] },
+      );
+    const killed = await run(
+      KILL_POINTS['after the report folder is in place, before the findings commit'],
+    );
+    expect(killed.code, killed.stderr).toBeNull();
+    const next = await run();
+    expect(next.code, next.stderr).toBe(0);
+    const nextId = JSON.parse(next.stdout).runId as string;
+    const mirror = new Database(at.db, { readonly: true });
+    try {
+      const runs = mirror
+        .prepare("SELECT outcome FROM sync_runs WHERE command = 'run' ORDER BY started_at")
+        .pluck()
+        .all();
+      expect(runs).toEqual(['crashed', 'done']);
+      expect(mirror.prepare('SELECT run_id FROM recon_runs').pluck().all()).toEqual([
+        before,
+        nextId,
+      ]);
+    } finally {
+      mirror.close();
+    }
+    const folders = readdirSync(at.reports).filter((n) => !n.startsWith('.') && n !== 'latest');
+    expect(folders.sort()).toEqual([before, nextId].sort());
+    expect(readlinkSync(join(at.reports, 'latest'))).toBe(nextId);
+    const opened = readCsv(join(at.reports, nextId, 'discrepancies.csv')).filter(
+      (r) => r.check === 'UNJOURNALED_CARD',
+    );
+    expect(opened.length).toBeGreaterThan(0);
+    expect(new Set(opened.map((r) => r.state))).toEqual(new Set(['new']));
+  }, 30_000);
 });
