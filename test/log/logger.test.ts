@@ -50,7 +50,10 @@ describe('the logger', () => {
     expect(line).toMatchObject({
       level: 40,
       msg: 'record refused: [redacted]',
-      err: { type: 'MalformedRecordError', message: expect.stringContaining('/lastFour [redacted]') },
+      err: {
+        type: 'MalformedRecordError',
+        message: expect.stringContaining('/lastFour [redacted]'),
+      },
       page: { records: [{ details: { cardNumber: '[redacted]', cvv: '[redacted]' } }] },
     });
     expect(typeof line?.time).toBe('number');

@@ -1068,7 +1068,7 @@ describe('012_findings_minor_units', () => {
 
     const mirror = openMirror(file);
     temp.defer(() => mirror.close());
-    expect(mirror.migration.applied).toEqual(['012_findings_minor_units']);
+    expect(mirror.migration.applied).toEqual(['012_findings_minor_units', '013_pending_reports']);
     const kept = table(
       mirror.db,
       `SELECT check_code, currency, expected, actual, delta, expected_minor, actual_minor,
