@@ -26,8 +26,8 @@ export class ExitError extends Error {
 
 /** A bad flag, argument or configuration value: exit 2, nothing changed. */
 export class UsageError extends ExitError {
-  constructor(message: string) {
-    super(EXIT.USAGE, message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(EXIT.USAGE, message, options);
     this.name = 'UsageError';
   }
 }

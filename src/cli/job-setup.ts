@@ -18,7 +18,7 @@ export async function loadConfig(
   try {
     return await loadJobConfig({ env: io.env, cwd: io.cwd, flags, requireUpstream });
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
 }
@@ -50,7 +50,7 @@ export function buildSources(
   } catch (error) {
     void Promise.all(clients.map((c) => c.close()));
     if (error instanceof ClientConfigError)
-      throw new UsageError(`merchant configuration: ${error.message}`);
+      throw new UsageError(`merchant configuration: ${error.message}`, { cause: error });
     throw error;
   }
 }
@@ -77,7 +77,7 @@ export function openMirrorOrExit(file: string, origin: string): Mirror {
   } catch (error) {
     if (isMirrorBusy(error)) throw mirrorBusyExit(error);
     if (error instanceof MirrorError)
-      throw new ExitError(EXIT.USAGE, `${origin}: ${error.message}`);
+      throw new ExitError(EXIT.USAGE, `${origin}: ${error.message}`, { cause: error });
     throw error;
   }
 }

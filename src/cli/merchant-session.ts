@@ -39,7 +39,7 @@ export async function openMerchantSession(
     });
   } catch (error) {
     if (error instanceof ClientConfigError)
-      throw new UsageError(`merchant configuration: ${error.message}`);
+      throw new UsageError(`merchant configuration: ${error.message}`, { cause: error });
     throw error;
   }
   return {

@@ -13,7 +13,8 @@ import { registerRunCommand } from './commands/run-command.js';
 import { registerSandboxCommand } from './commands/sandbox-command.js';
 import { registerScheduleCommand } from './commands/schedule-command.js';
 import { registerSyncCommand } from './commands/sync-command.js';
-import { EXIT, ExitError } from './exit-codes.js';
+import { errorJson } from './error-json.js';
+import { EXIT, type ExitCode, ExitError } from './exit-codes.js';
 
 /**
  * The `cardsync` command tree. Registering a command loads only its names, options and help;
@@ -50,10 +51,28 @@ export function buildProgram(io: CliIo): Command {
 }
 
 /**
- * Run the CLI and return the exit code; only this function turns errors into codes.
+ * Run the CLI and return the exit code; only this function turns errors into codes. A command
+ * run with `--json` that fails before printing its result prints one error object on stdout
+ * ({@link errorJson}) besides the line on stderr, so a script always has a document to parse.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const program = buildProgram(io);
+  let printed = false;
+  let json: boolean | undefined;
+  const program = buildProgram({
+    ...io,
+    stdout: (text) => {
+      printed = true;
+      io.stdout(text);
+    },
+  });
+  program.hook('preAction', (_program, action) => {
+    json = action.opts().json === true;
+  });
+  const fail = (exitCode: ExitCode, error: unknown, message: string): ExitCode => {
+    if (!printed && (json ?? asksForJson(program, argv)))
+      io.stdout(`${JSON.stringify(errorJson(exitCode, error, message))}\n`);
+    return exitCode;
+  };
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT.OK;
@@ -65,14 +84,29 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // went to stderr with exit code 1: a usage error. `help` and `help <command>` asked for it.
       if (error.code === 'commander.help') return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
       // Commander already printed its one-line message.
-      return EXIT.USAGE;
+      return fail(EXIT.USAGE, error, error.message.replace(/^error: /, ''));
     }
     if (error instanceof ExitError) {
       io.stderr(`cardsync: ${error.message}\n`);
-      return error.exitCode;
+      return fail(error.exitCode, error, error.message);
     }
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`cardsync: internal error: ${message}\n`);
-    return EXIT.INTERNAL;
+    const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    io.stderr(`cardsync: ${message}\n`);
+    return fail(EXIT.INTERNAL, error, message);
   }
+}
+
+/**
+ * Whether `argv` gives `--json` to a command that has it, for errors commander meets while
+ * parsing, before the action (and its parsed flags) exist.
+ */
+function asksForJson(program: Command, argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  const words = end < 0 ? argv : argv.slice(0, end);
+  let command = program;
+  for (const word of words) {
+    const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub) command = sub;
+  }
+  return words.includes('--json') && command.options.some((o) => o.long === '--json');
 }

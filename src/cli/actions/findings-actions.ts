@@ -72,7 +72,7 @@ function instant(flag: string, text: string): string {
   try {
     return parseInstant(flag, text);
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
 }

@@ -144,7 +144,7 @@ async function configuredMerchants(
     const file = await readConfigFile(resolve(io.cwd, config));
     return file.content.merchants?.map((m) => ({ name: m.name, merchantId: m.merchantId }));
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof ConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
 }

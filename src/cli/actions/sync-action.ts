@@ -63,7 +63,7 @@ async function syncFromFlags(
     } catch (error) {
       progress?.finish();
       if (error instanceof MirrorError && error.code === 'MIRROR_LOCKED')
-        throw new ExitError(EXIT.LOCKED, error.message);
+        throw new ExitError(EXIT.LOCKED, error.message, { cause: error });
       if (isMirrorBusy(error)) throw mirrorBusyExit(error);
       throw error;
     } finally {
