@@ -34,12 +34,14 @@ export interface CliResult {
 /**
  * Run `cardsync ...args` to completion. `env` adds to this process's environment (a key set to
  * undefined is left out); `nodeArgs` go to node before the CLI (`--import`, ...); `user` runs it
- * as that uid and gid (only root may), where file permissions must bind.
+ * as that uid and gid (only root may), where file permissions must bind. With `timeoutMs`, a
+ * process still running then is killed (code null), so a hang fails the test that expected an
+ * exit code instead of blocking it.
  */
 export async function runCliProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
-  options: { nodeArgs?: readonly string[]; cwd?: string; user?: number } = {},
+  options: { nodeArgs?: readonly string[]; cwd?: string; user?: number; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
     env: { ...process.env, ...env },
@@ -47,7 +49,15 @@ export async function runCliProcess(
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.user === undefined ? {} : { uid: options.user, gid: options.user }),
   });
-  return finished(child);
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+  try {
+    return await finished(child);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The output and exit code of `child`, once it has ended. */
