@@ -98,15 +98,31 @@ export interface RunningSandbox {
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
   const logger = options.logger;
   for (const currency of options.currencies ?? []) currencyExponent(currency);
-  if (options.stateDir) await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
+  // The first folder this start makes (the state directory, or a missing parent of it): a start
+  // that fails or is stopped removes it again, since a half-made state (merchants, seed, a world
+  // marked as generating) would change what the next start in the same place does. A state
+  // directory that was there before is left as it is.
+  const created = options.stateDir
+    ? await mkdir(options.stateDir, { recursive: true, mode: 0o700 })
+    : undefined;
   // Files of a run without a state directory (CA, journals, manifest) live in a temporary one.
   const workDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'cardsync-sandbox-')));
   const removeWorkDir = async () => {
     if (!options.stateDir) await rm(workDir, { recursive: true, force: true });
   };
-  const db = openSandboxDatabase(
-    options.stateDir ? join(options.stateDir, 'sandbox.sqlite') : undefined,
-  );
+  const undoStart = async () => {
+    await removeWorkDir();
+    if (created !== undefined) await rm(created, { recursive: true, force: true });
+  };
+  let db: ReturnType<typeof openSandboxDatabase>;
+  try {
+    db = openSandboxDatabase(
+      options.stateDir ? join(options.stateDir, 'sandbox.sqlite') : undefined,
+    );
+  } catch (error) {
+    await undoStart();
+    throw error;
+  }
   try {
     if (readMeta(db, WORLD_STATE_KEY) === 'generating') {
       throw new SandboxStateError(
@@ -238,7 +254,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     };
   } catch (error) {
     if (db.open) db.close();
-    await removeWorkDir();
+    await undoStart();
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -204,6 +205,57 @@ describe('cardsync sandbox', () => {
       taken.close();
     }
   }, 30_000);
+
+  it('removes the state directory a failed start created, parents included, and leaves one that existed', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    const dir = await mkdtemp(join(tmpdir(), 'cardsync-cli-'));
+    dirs.push(dir);
+    const existing = join(dir, 'existing');
+    await mkdir(existing);
+    await writeFile(join(existing, 'notes.txt'), 'mine\n');
+    const fresh = join(dir, 'new-parent', 'state');
+    try {
+      for (const args of [
+        ['--port', String(port), '--merchants', '3'],
+        ['--host', '999.1.1.1', '--merchants', '3'],
+        ['--port', String(port), '--cards', '20', '--transactions', '40', '--days', '3'],
+      ]) {
+        const result = await runCliProcess([
+          'sandbox',
+          '--log-level',
+          'silent',
+          '--state-dir',
+          fresh,
+          ...args,
+        ]);
+        expect(result.code, result.stderr).toBe(2);
+        expect(existsSync(join(dir, 'new-parent')), args.join(' ')).toBe(false);
+        const kept = await runCliProcess([
+          'sandbox',
+          '--log-level',
+          'silent',
+          '--state-dir',
+          existing,
+          ...args,
+        ]);
+        expect(kept.code, kept.stderr).toBe(2);
+        expect(await readFile(join(existing, 'notes.txt'), 'utf8')).toBe('mine\n');
+      }
+    } finally {
+      taken.close();
+    }
+    // The next start in the same place is a fresh one: two merchants, not the failed start's three.
+    const cli = startCliProcess(['sandbox', '--port', '0', '--state-dir', fresh]);
+    try {
+      const info = JSON.parse(await cli.firstLine()) as { merchants: unknown[] };
+      expect(info.merchants).toHaveLength(2);
+    } finally {
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited()).toBe(0);
+    }
+  }, 60_000);
 
   it('answers --help with exit 0', async () => {
     const result = await runCliProcess(['sandbox', '--help']);

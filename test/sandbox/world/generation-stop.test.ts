@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import { startSandbox } from '../../../src/sandbox/sandbox.js';
@@ -49,6 +50,26 @@ describe('stopping a world generation', () => {
     await expect(startSandbox({ logger, stateDir, world: HUGE })).rejects.toMatchObject({
       code: 'SANDBOX_STATE_INCOMPLETE',
     });
+  }, 30_000);
+
+  it('startSandbox stopped while generating removes the state directory it created, so the next start is a fresh one', async () => {
+    const fresh = join(await tempDir(), 'new-parent', 'state');
+    const logger = createLogger({ level: 'silent' });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 500);
+    const outcome = await startSandbox({
+      logger,
+      stateDir: fresh,
+      world: HUGE,
+      signal: stop.signal,
+    }).then(
+      () => 'started',
+      (error: unknown) => error,
+    );
+    expect(outcome).toBe(stop.signal.reason);
+    expect(existsSync(dirname(fresh))).toBe(false);
+    const again = await startSandbox({ logger, stateDir: fresh });
+    await again.close();
   }, 30_000);
 
   it('cardsync sandbox stops within seconds with exit 0 on SIGTERM while generating, and refuses the half-built state dir with exit 2', async () => {
