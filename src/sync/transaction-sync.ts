@@ -1,9 +1,10 @@
+import { addLandedTo } from './commit-batcher.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import { type MerchantSyncContext, readTime } from './sync-context.js';
 import type { TransactionCounts } from './sync-result.js';
 import type { TimeRange } from './time-range.js';
-import { windowBatcher } from './window-batcher.js';
-import type { WindowKind } from './window-commit.js';
+import { BATCH_ROWS, windowBatcher } from './window-batcher.js';
+import { type WindowCommit, type WindowKind, windowParts } from './window-commit.js';
 import { fetchWindow, type WindowFilter } from './window-fetcher.js';
 import { runWorkPool } from './work-pool.js';
 
@@ -44,6 +45,7 @@ export async function syncWindows(
   const seen = options.collectIds ? new Set<string>() : null;
   const log = context.logger;
   const batcher = windowBatcher(context.writerThread, { runId: context.runId, counts });
+  const landed = addLandedTo(counts);
   try {
     await runWorkPool<WindowJob | Promise<readonly WindowJob[]>>(
       options.later ? [options.later, ...jobs] : jobs,
@@ -72,7 +74,7 @@ export async function syncWindows(
         }
         context.progress.expect(result.expected);
         const fetched = result.rows.size + result.rejected.length;
-        await batcher.add(
+        const parts = windowParts(
           {
             merchantId,
             kind: job.kind,
@@ -88,7 +90,20 @@ export async function syncWindows(
             readAt: readTime(context),
             markDone: job.markDone && result.verified,
           },
-          fetched,
+          BATCH_ROWS,
+        );
+        // The parts ahead land one at a time, each awaited: the writer thread never holds more
+        // than a batch of them, and the last part's record counts what they wrote.
+        let upsertedAhead = 0;
+        for (const part of parts.slice(0, -1)) {
+          const written = await context.writerThread.commit(context.runId, [part]);
+          landed(written);
+          for (const w of written) upsertedAhead += w.inserted + w.updated;
+        }
+        const last = parts.at(-1) as WindowCommit;
+        await batcher.add(
+          upsertedAhead === 0 ? last : { ...last, upsertedAhead },
+          parts.length === 1 ? fetched : last.rows.length,
         );
         if (seen) for (const id of result.rows.keys()) seen.add(id);
         counts.windows += 1;

@@ -8,8 +8,9 @@ import type { WriterThread } from './writer-thread-client.js';
  * writer thread whole (a copy on each side while it lands): at 20,000 rows the 1M sync's peak
  * was about 15 MiB higher than at 10,000. With the WAL checkpointed only every 128 MiB
  * (open-mirror.ts), the smaller batches cost little: the 1M upsert in 30.4 s against 28.6 s.
+ * A window of more rows lands in parts of this many ({@link windowParts}).
  */
-const BATCH_ROWS = 10_000;
+export const BATCH_ROWS = 10_000;
 
 /**
  * Batches finished windows for the writer thread; what they wrote adds up in `counts`.

@@ -30,6 +30,13 @@ export interface WindowCommit {
   readonly readAt: number;
   /** Add the range to the merchant's done ranges (history and lookback windows). */
   readonly markDone: boolean;
+  /**
+   * Rows of a window too large for one batch, landed ahead of it ({@link windowParts}): its
+   * rows only, with no quarantine, done range or record, which come with its last part.
+   */
+  readonly ahead?: boolean;
+  /** What the parts landed ahead of this one upserted, so that its record counts the window. */
+  readonly upsertedAhead?: number;
 }
 
 /** What landing a window did. */
@@ -54,6 +61,7 @@ export function writeWindow(
   const { kept, refused } = screenTransactions(window.rows);
   const counts = writers.transactions.write(kept, write);
   const quarantined = writers.quarantine.write([...window.quarantined, ...refused], write);
+  if (window.ahead) return { ...counts, quarantined };
   if (window.markDone) {
     const done = writers.progress.read(window.merchantId);
     writers.progress.replace(window.merchantId, mergeRanges([...done, window.range]));
@@ -67,11 +75,35 @@ export function writeWindow(
     filter: window.filter ? JSON.stringify(window.filter) : null,
     expected: window.expected,
     fetched: window.fetched,
-    upserted: counts.inserted + counts.updated,
+    upserted: counts.inserted + counts.updated + (window.upsertedAhead ?? 0),
     attempts: window.attempts,
     durationMs: window.finishedAt - window.startedAt,
     outcome: 'done',
     finishedAt: isoTime(window.finishedAt),
   });
   return { ...counts, quarantined };
+}
+
+/**
+ * Cut a window's rows into parts of at most `partRows`: every part but the last lands ahead
+ * (`ahead`), the last with the window's quarantine, done range and record. A window of one
+ * millisecond cannot be cut in time, and may hold any number of rows: crossing to the writer
+ * thread whole, 60,000 of them ran its heap out (re-read, they are held twice: as read and as
+ * stored). A crash between parts leaves rows without their done range, which the next run
+ * reads again (the upsert makes that harmless).
+ */
+export function windowParts(window: WindowCommit, partRows: number): WindowCommit[] {
+  if (window.rows.length <= partRows) return [window];
+  const parts: WindowCommit[] = [];
+  for (let at = 0; at + partRows < window.rows.length; at += partRows)
+    parts.push({
+      ...window,
+      rows: window.rows.slice(at, at + partRows),
+      quarantined: [],
+      markDone: false,
+      ahead: true,
+    });
+  const rest = window.rows.length - parts.length * partRows;
+  parts.push({ ...window, rows: window.rows.slice(window.rows.length - rest) });
+  return parts;
 }
