@@ -14,18 +14,25 @@ export interface AuditCounts {
   surplus: number;
 }
 
-/** How many rows a side holds in a range, and how many of them are PENDING or COMPLETED. */
+/** How many rows a side holds in a range, and how many of them are in each status (DECLINED: the rest). */
 export interface Tally {
   readonly rows: number;
   readonly pending: number;
   readonly completed: number;
+  readonly settled: number;
 }
 
-/** The upstream's counts asked for per range: every row, then each status that may still move. */
+/**
+ * The upstream's counts asked for per range: every row, then each status but DECLINED (the
+ * rest). SETTLED too, although section 4 never moves a row out of it or out of DECLINED: a real
+ * upstream's transitions are "not shown", and an expired authorisation (DECLINED) whose clearing
+ * arrives (SETTLED) changed no other count.
+ */
 const STATUS_FILTERS: readonly (TransactionStatus | undefined)[] = [
   undefined,
   'PENDING',
   'COMPLETED',
+  'SETTLED',
 ];
 
 /**
@@ -54,13 +61,14 @@ const PAGE_ROWS = 100;
 
 /**
  * Close a merchant's sync by holding the mirror's counts against the upstream's over the whole
- * synced range: per range, how many transactions, how many PENDING and how many COMPLETED
- * (three `limit=1` requests). When all three agree, nothing in the range changed: statuses only
- * move forward (PENDING, then COMPLETED, then SETTLED; DECLINED from PENDING; reference-model
- * section 4), so any move changes the PENDING or the COMPLETED count or both, and a row posted
- * late changes the row count. Where they differ, the range is halved until it is small for the
- * changes it holds, then read again (the upsert writes the new statuses and rows). So a night
- * whose old rows did not move costs three requests, whatever the history, and each change costs
+ * synced range: per range, how many transactions, and how many PENDING, COMPLETED and SETTLED
+ * (four `limit=1` requests). A row posted late changes the row count, and any single status
+ * move, whichever way, changes two statuses' counts (DECLINED is the rest). So when all four
+ * agree, nothing in the range changed, unless moves cancelled out (a row moving back while
+ * another moved forward, which section 4's forward-only lifecycles rule out) or a row changed
+ * something other than its status. Where they differ, the range is halved until it is small for
+ * the changes it holds, then read again (the upsert writes the new statuses and rows). So a night
+ * whose old rows did not move costs four requests, whatever the history, and each change costs
  * O(log n) of them. This is also how status changes of rows older than the lookback are caught.
  *
  * Each range is counted out to the nearest millisecond on either side where the mirror holds no
@@ -217,11 +225,12 @@ export async function auditCounts(
 }
 
 /**
- * The upstream's tally over `range`: three `limit=1` requests (every row, PENDING, COMPLETED),
- * each widened by a millisecond on both sides (where the audit's extents hold no mirrored row).
+ * The upstream's tally over `range`: four `limit=1` requests (every row, PENDING, COMPLETED,
+ * SETTLED), each widened by a millisecond on both sides (where the audit's extents hold no
+ * mirrored row).
  */
 export async function askUpstream(context: MerchantSyncContext, range: TimeRange): Promise<Tally> {
-  const [rows = 0, pending = 0, completed = 0] = await Promise.all(
+  const [rows = 0, pending = 0, completed = 0, settled = 0] = await Promise.all(
     STATUS_FILTERS.map(async (status) => {
       const page = await context.api.listTransactions(
         {
@@ -236,7 +245,7 @@ export async function askUpstream(context: MerchantSyncContext, range: TimeRange
       return page.pagination.total;
     }),
   );
-  return { rows, pending, completed };
+  return { rows, pending, completed, settled };
 }
 
 /**
@@ -253,7 +262,7 @@ export function tallyAhead(
 ): SettledTally {
   const count = mirrorTally(context, merchantId);
   const tally = (async () => {
-    let total: Tally = { rows: 0, pending: 0, completed: 0 };
+    let total: Tally = { rows: 0, pending: 0, completed: 0, settled: 0 };
     for (let start = range.start; start <= range.end; start += SLICE_MS) {
       await new Promise((resolve) => setImmediate(resolve));
       context.signal.throwIfAborted();
@@ -309,14 +318,16 @@ function mirrorTally(
   // Two statements: a UNION ALL of both tables cost a third more on the index scan alone.
   const mirrored = context.writers.db.prepare(
     `SELECT count(*) AS rows, count(*) FILTER (WHERE status = 'PENDING') AS pending,
-            count(*) FILTER (WHERE status = 'COMPLETED') AS completed
+            count(*) FILTER (WHERE status = 'COMPLETED') AS completed,
+            count(*) FILTER (WHERE status = 'SETTLED') AS settled
      FROM transactions WHERE merchant_id = @merchantId AND created_at BETWEEN @start AND @end`,
   );
   // A record read malformed twice in the run, in two versions (its status moved meanwhile), is
   // two rows of the quarantine: it counts once, as the version read last.
   const quarantined = context.writers.db.prepare(
     `SELECT count(*) AS rows, count(*) FILTER (WHERE status = 'PENDING') AS pending,
-            count(*) FILTER (WHERE status = 'COMPLETED') AS completed
+            count(*) FILTER (WHERE status = 'COMPLETED') AS completed,
+            count(*) FILTER (WHERE status = 'SETTLED') AS settled
      FROM (SELECT json_extract(raw_json, '$.status') AS status,
                   row_number() OVER (
                     PARTITION BY coalesce('t' || json_extract(raw_json, '$.transactionId'),
@@ -334,7 +345,8 @@ function mirrorTally(
   // found in the mirror by its id.
   const unconfirmed = context.writers.db.prepare(
     `SELECT count(*) AS rows, count(*) FILTER (WHERE t.status = 'PENDING') AS pending,
-            count(*) FILTER (WHERE t.status = 'COMPLETED') AS completed
+            count(*) FILTER (WHERE t.status = 'COMPLETED') AS completed,
+            count(*) FILTER (WHERE t.status = 'SETTLED') AS settled
      FROM (SELECT record_id FROM quarantine
            WHERE merchant_id = @merchantId AND resource = 'transactions' AND resolved_at IS NULL
              AND record_id IS NOT NULL
@@ -376,14 +388,17 @@ function vanishedRows(
 }
 
 /**
- * The fewest row changes that turn tally `from` into `to`: rows posted late, plus status moves.
- * A move from PENDING lowers `pending` by one; one to or from COMPLETED moves `completed` by one.
+ * The fewest row changes that turn tally `from` into `to`: a row posted late (or gone) moves the
+ * row count and one status's count by one, a status move two statuses' counts by one each.
  */
 function changesBetween(to: Tally, from: Tally): number {
-  return (
-    Math.abs(to.rows - from.rows) +
-    Math.max(Math.abs(to.pending - from.pending), Math.abs(to.completed - from.completed))
-  );
+  const declined = (t: Tally) => t.rows - t.pending - t.completed - t.settled;
+  const statuses =
+    Math.abs(to.pending - from.pending) +
+    Math.abs(to.completed - from.completed) +
+    Math.abs(to.settled - from.settled) +
+    Math.abs(declined(to) - declined(from));
+  return Math.max(Math.abs(to.rows - from.rows), Math.ceil(statuses / 2));
 }
 
 function plus(a: Tally, b: Tally): Tally {
@@ -391,6 +406,7 @@ function plus(a: Tally, b: Tally): Tally {
     rows: a.rows + b.rows,
     pending: a.pending + b.pending,
     completed: a.completed + b.completed,
+    settled: a.settled + b.settled,
   };
 }
 
@@ -399,11 +415,17 @@ function minus(a: Tally, b: Tally): Tally {
     rows: a.rows - b.rows,
     pending: a.pending - b.pending,
     completed: a.completed - b.completed,
+    settled: a.settled - b.settled,
   };
 }
 
 function same(a: Tally, b: Tally): boolean {
-  return a.rows === b.rows && a.pending === b.pending && a.completed === b.completed;
+  return (
+    a.rows === b.rows &&
+    a.pending === b.pending &&
+    a.completed === b.completed &&
+    a.settled === b.settled
+  );
 }
 
 function key(r: TimeRange): string {

@@ -1,0 +1,60 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransactionRecord } from '../../src/sandbox/store/records.js';
+import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+
+/**
+ * Section 4's lifecycles are the sandbox's; a real upstream's transitions are "not shown"
+ * (card-issuing-api.md), and section 7 lets the sync assume no more than it lists. A purchase
+ * whose authorisation expired (DECLINED) and whose clearing then arrived (SETTLED) moves
+ * between the two statuses the audit once did not tell apart.
+ */
+describe('a row that moves from DECLINED to SETTLED, older than the lookback', () => {
+  let w: SyncWorld;
+  let id: string;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'declined-then-settled',
+      world: { cards: 50, transactions: 1000, days: 60, anomaliesPerCode: 0 },
+    });
+    const card = w.t.sandbox.context.store.db
+      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
+      .pluck()
+      .get() as string;
+    const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+      type: 'PURCHASE',
+      status: 'DECLINED',
+      amount: '7.00',
+      createdAt: new Date(Date.now() - 25 * 86_400_000).toISOString(),
+      force: true,
+    });
+    expect(posted.status).toBe(201);
+    id = (posted.body as { data: { transactionId: string } }).data.transactionId;
+  });
+  afterAll(async () => w.close());
+
+  it('is read again and mirrored SETTLED', async () => {
+    expect((await w.sync()).outcome).toBe('done');
+    // The control surface keeps to section 4's moves: the store is written as the upstream would.
+    const store = w.t.sandbox.context.store;
+    store.atomically(() => {
+      const row = store.transactions.get(id) as TransactionRecord;
+      store.transactions.update(row, 'SETTLED', true, row.appliedEffectMinor);
+    });
+
+    const result = await w.sync();
+    expect(result.outcome).toBe('done');
+    expect(compareMirror(w.t.sandbox, w.mirrorFile)).toEqual(NO_DIFFERENCES);
+    expect(result.merchants[0]!.unsettled.changed).toBe(1);
+    const db = new Database(w.mirrorFile, { readonly: true });
+    try {
+      expect(
+        db.prepare('SELECT status FROM transactions WHERE transaction_id = ?').pluck().get(id),
+      ).toBe('SETTLED');
+    } finally {
+      db.close();
+    }
+  });
+});
