@@ -100,16 +100,40 @@ SELECT ${transactionEffectSql('t')} AS effect FROM transactions t
 WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
   AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt`;
 
-/** Mirrored-after-read transactions beyond which only leaving them all out is tried. */
+/**
+ * For each transaction of a card mirrored before its balance was read whose status changed
+ * after that read (as first observed), what the change did to the ledger: its effect now less
+ * its effect in the status it had before. The read may have come before the change (a PENDING
+ * refund completing, a PENDING purchase declined while the sync read other cards), so the
+ * balance may still show the old effect.
+ */
+const STATUS_CHANGED_AFTER_READ = `
+SELECT ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect
+FROM (
+  SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, s.from_status AS status,
+         min(s.observed_at) AS first_change
+  FROM transactions t
+  JOIN transaction_status_changes s ON s.transaction_id = t.transaction_id
+  WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.first_seen_at <= @observedAt
+    AND s.observed_at > @observedAt
+  GROUP BY t.transaction_id
+) p
+JOIN transactions t ON t.transaction_id = p.transaction_id`;
+
+/** Terms (late postings, status changes) beyond which only leaving them all out is tried. */
 const MAX_SUBSET_TERMS = 10;
 
 /** Why a card whose difference late postings would explain is not judged this run. */
 const POSTED_LATE_REASON =
   'the difference is the effect of transactions created before the balance was read and first mirrored after it (posted late?): checked by the next run';
 
+/** Why a card whose difference status changes after its read would explain is not judged this run. */
+const STATUS_CHANGED_REASON =
+  'the difference is the effect of status changes first mirrored after the balance was read: checked by the next run';
+
 /**
  * True when leaving some of `effects` out of `expected` gives `balance` (within `tolerance`):
- * the read may have come before they posted. Every subset is tried when there are few, else
+ * the read may have come before they posted (or changed status). Every subset is tried when there are few, else
  * only leaving them all out.
  */
 function explainedByLatePostings(
@@ -136,7 +160,8 @@ function explainedByLatePostings(
  * compared with the records visible when it was read (`cards.observed_at`): a transaction or
  * order outcome created after that read and not mirrored before it is left to the next run.
  * So is a card whose difference is exactly the effect of some transactions created before the
- * read but first mirrored after it: the upstream may have posted them after the read.
+ * read but first mirrored after it (the upstream may have posted them after the read), or of
+ * some status changes first mirrored after it (the read may have come before them).
  */
 export const cardBalanceMismatch: Check = {
   code: CODE,
@@ -147,6 +172,17 @@ export const cardBalanceMismatch: Check = {
   run({ db, merchantId, range, settings }: CheckContext) {
     const tolerance = settings.tolerances[CODE];
     const mirroredAfterRead = db.prepare(MIRRORED_AFTER_READ).pluck().safeIntegers(true);
+    const statusChangedAfterRead = db.prepare(STATUS_CHANGED_AFTER_READ).pluck().safeIntegers(true);
+    const effectsOf = (
+      statement: typeof mirroredAfterRead,
+      c: { cardId: string; observedAt: string },
+    ): bigint[] =>
+      (
+        statement.all({ cardId: c.cardId, merchantId, observedAt: c.observedAt }) as (
+          | bigint
+          | null
+        )[]
+      ).filter((effect): effect is bigint => effect !== null && effect !== 0n);
     // One pass over the candidates yields both the findings and the coverage.
     const rows = db
       .prepare(
@@ -186,23 +222,23 @@ export const cardBalanceMismatch: Check = {
         continue;
       }
       const expectedMinor = BigInt(c.expected);
-      if (
-        c.mismatch &&
-        c.status !== 'CANCELLED' &&
-        explainedByLatePostings(
-          BigInt(c.balance),
-          expectedMinor,
-          (
-            mirroredAfterRead.all({ cardId: c.cardId, merchantId, observedAt: c.observedAt }) as (
-              | bigint
-              | null
-            )[]
-          ).filter((effect): effect is bigint => effect !== null && effect !== 0n),
-          BigInt(tolerance),
-        )
-      ) {
-        tally.skip('cards', POSTED_LATE_REASON).leaveOpen('cardId', [c.cardId]);
-        continue;
+      if (c.mismatch && c.status !== 'CANCELLED') {
+        const balance = BigInt(c.balance);
+        const late = effectsOf(mirroredAfterRead, c);
+        const reason = explainedByLatePostings(balance, expectedMinor, late, BigInt(tolerance))
+          ? POSTED_LATE_REASON
+          : explainedByLatePostings(
+                balance,
+                expectedMinor,
+                [...late, ...effectsOf(statusChangedAfterRead, c)],
+                BigInt(tolerance),
+              )
+            ? STATUS_CHANGED_REASON
+            : null;
+        if (reason !== null) {
+          tally.skip('cards', reason).leaveOpen('cardId', [c.cardId]);
+          continue;
+        }
       }
       tally.examine('cards');
       if (c.status !== 'CANCELLED') {
