@@ -20,7 +20,7 @@ import { SandboxStore } from './store/sandbox-store.js';
 import { loadTlsMaterial } from './tls/certificates.js';
 import { type GeneratedWorld, generateWorld, type WorldOptions } from './world/generate-world.js';
 import { createInitialWorld, type MerchantAccess } from './world/initial-world.js';
-import { MovingWorld } from './world/moving-world.js';
+import { MovingWorld, PLANTED_CARDS_KEY } from './world/moving-world.js';
 
 /** The `meta` key that says whether a generated world is complete. */
 const WORLD_STATE_KEY = 'world';
@@ -274,6 +274,11 @@ async function generateWorldFiles(
   const world = await generateWorld(ctx, options);
   writeMeta(ctx.store.db, WORLD_STATE_KEY, 'generated');
   if (world.groundTruthFile && world.groundTruth) {
+    // Kept in the state, so a moving world started on it later (a restart) leaves them alone too.
+    const planted = new Set(
+      world.groundTruth.findings.flatMap((f) => (f.cardId ? [f.cardId] : [])),
+    );
+    writeMeta(ctx.store.db, PLANTED_CARDS_KEY, JSON.stringify([...planted]));
     await writeFile(world.groundTruthFile, `${JSON.stringify(world.groundTruth, null, 2)}\n`);
   }
   ctx.logger.info(

@@ -3,24 +3,31 @@ import { availableBalance, networkDecision } from '../control/card-network.js';
 import type { DueEvents } from '../due-events.js';
 import { SeededRandom } from '../random/seeded-random.js';
 import type { SandboxContext } from '../sandbox-context.js';
+import { readMeta } from '../store/database.js';
 import type { CardRecord, TransactionRecord } from '../store/records.js';
 import { scaledMinor } from './currency-scale.js';
 import { MERCHANT_NAMES } from './merchant-names.js';
 
 const TICK_MS = 100;
 
+/** The `meta` key holding the ids of the cards built for planted anomalies (a JSON array). */
+export const PLANTED_CARDS_KEY = 'planted-cards';
+
 /**
  * Keeps the world moving while the service runs: new purchases, refunds and verifications on
  * active cards, pending ones progressing to their next status, and a share posting late, at a
  * set rate. Every change goes through the same domain functions as the control surface, so the
- * ledger stays consistent and the world stays free of findings. Choices are seeded: the same
- * seed and the same state give the same next events.
+ * ledger stays consistent and the world stays free of findings. The cards built for planted
+ * anomalies (and the missing card of an orphan) are left alone: a purchase on a card whose FREEZE
+ * was lost, or a stale PENDING purchase moved on, would make the ground-truth manifest wrong.
+ * Choices are seeded: the same seed and the same state give the same next events.
  */
 export class MovingWorld {
   readonly #ctx: SandboxContext;
   readonly #events: DueEvents;
   readonly #perTick: number;
   readonly #random: SeededRandom;
+  readonly #planted: ReadonlySet<string>;
   #timer: NodeJS.Timeout | undefined;
   #carry = 0;
 
@@ -29,6 +36,8 @@ export class MovingWorld {
     this.#events = events;
     this.#perTick = (perSecond * TICK_MS) / 1000;
     this.#random = new SeededRandom(ctx.seed, 'moving-world');
+    const planted = readMeta(ctx.store.db, PLANTED_CARDS_KEY);
+    this.#planted = new Set(planted === undefined ? [] : (JSON.parse(planted) as string[]));
   }
 
   /** Start producing activity. */
@@ -91,7 +100,9 @@ export class MovingWorld {
       'card_id AS cardId',
       "status = 'ACTIVE'",
     );
-    return row ? this.#ctx.store.cards.get(row.cardId) : undefined;
+    return row && !this.#planted.has(row.cardId)
+      ? this.#ctx.store.cards.get(row.cardId)
+      : undefined;
   }
 
   #purchase(): boolean {
@@ -133,7 +144,7 @@ export class MovingWorld {
       "posted = 1 AND type IN ('PURCHASE', 'REFUND') AND status IN ('PENDING', 'COMPLETED')",
     );
     const txn = row ? this.#ctx.store.transactions.get(row.transactionId) : undefined;
-    if (!txn) return false;
+    if (!txn || this.#planted.has(txn.cardId)) return false;
     // A purchase that was already (partly) refunded or reversed is captured, never declined:
     // declining it would leave its refunds returning more than was bought (OVER_REFUND).
     const next =
@@ -167,7 +178,8 @@ export class MovingWorld {
       ? this.#ctx.store.transactions.get(row.transactionId)
       : undefined;
     const card = purchase ? this.#ctx.store.cards.get(purchase.cardId) : undefined;
-    if (!purchase || !card || card.status !== 'ACTIVE') return false;
+    if (!purchase || !card || card.status !== 'ACTIVE' || this.#planted.has(card.cardId))
+      return false;
     const left = purchase.amountMinor - this.#returns(card.cardId, purchase.tradeNo).totalMinor;
     if (left <= 0) return false;
     const amount = this.#random.int(1, left);

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMerchantView } from '../../support/client-view.js';
 import {
@@ -107,5 +108,36 @@ describe('a moving world over a generated history with recent refunded purchases
     const view = await readMerchantView(t.merchants[0]!, access!.merchantId, access!.journalFile!);
     const findings = checkMerchant(view, { cutoff: NOW, ...DEFAULT_WINDOWS });
     expect(findings.map((f) => `${fingerprintOf(f)} (${f.detail})`)).toEqual([]);
+  });
+});
+
+describe('a moving world over a generated history with planted anomalies', () => {
+  const NOW = Date.parse('2026-11-21T02:00:00.000Z');
+  let t: TestSandbox;
+  beforeAll(async () => {
+    // Few cards besides the planted ones, so the world's activity reaches them often.
+    t = await startTestSandbox({
+      merchants: 1,
+      seed: 'moving-planted',
+      wallClock: () => NOW,
+      world: { cards: 5, transactions: 50, days: 20, anomaliesPerCode: 3 },
+      activityPerSecond: 1,
+    });
+    t.sandbox.movingWorld?.stop();
+  });
+  afterAll(async () => t.close());
+
+  it('leaves the cards built for anomalies alone, so the manifest still lists exactly the findings', async () => {
+    const manifest = JSON.parse(await readFile(t.sandbox.groundTruthFile!, 'utf8')) as {
+      findings: Parameters<typeof fingerprintOf>[0][];
+    };
+    expect(t.sandbox.movingWorld!.step(2_000)).toBeGreaterThan(100);
+    const [access] = t.sandbox.merchants;
+    const view = await readMerchantView(t.merchants[0]!, access!.merchantId, access!.journalFile!);
+    const found = checkMerchant(view, { cutoff: NOW, ...DEFAULT_WINDOWS });
+    const planted = new Set(manifest.findings.map(fingerprintOf));
+    const unexpected = found.filter((f) => !planted.has(fingerprintOf(f)));
+    expect(unexpected.map((f) => `${fingerprintOf(f)} (${f.detail})`)).toEqual([]);
+    expect(found.map(fingerprintOf).sort()).toEqual([...planted].sort());
   });
 });
