@@ -94,6 +94,27 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     });
   });
 
+  it("counts a cancelled card's balance exactly when its ledger passes 2^53 minor units on the way", () => {
+    const l = openLedger(temp);
+    const offering = l.offering({ maxLoadAmount: '90071992547409.91', depositFeePercent: '0' });
+    // 90,071,992,547,409.91 + 0.02 is 2^53 + 1 cents, which a float holds as 2^53: a cent lost.
+    const card = l.issue(offering, {
+      amount: '90071992547409.91',
+      at: shift(S1, -HOUR),
+      fee: '0.00',
+    });
+    card.money('DEPOSIT', '0.02', shift(S1, -30 * MINUTE));
+    card.activity({ amount: '90071992547400.00', createdAt: shift(S1, HOUR) });
+    card.switchTo('CANCEL', shift(S1, 2 * HOUR));
+    card.write();
+    l.snapshot('1000.00', S1);
+    // +9.93 returned by the cancellation: 90071992547409.91 + 0.02 - 90071992547400.00
+    l.snapshot('1009.93', S2);
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).examined).toEqual({ intervals: 1, orders: 1 });
+  });
+
   it('times a flow that follows an outcome by its FEE record', () => {
     const l = openLedger(temp);
     const card = l.issue(l.offering(), { amount: '100.00', at: shift(S1, -HOUR) });

@@ -29,10 +29,13 @@ interface JournalRow {
   readonly feeCreatedAt: string | null;
 }
 
-/** A movement of the merchant balance the journal explains; `amount` null when unknowable. */
+/**
+ * A movement of the merchant balance the journal explains; `amount` null when unknowable. In
+ * bigints: a cancelled card's ledger may pass 2^53 minor units on the way to its balance.
+ */
 interface Flow {
   readonly at: number;
-  readonly amount: () => number | null;
+  readonly amount: () => bigint | null;
   /** The journal row it comes from (`merchant_order_no`). */
   readonly order: string;
 }
@@ -109,7 +112,7 @@ export const merchantBalanceMismatch: Check = {
       }
       tally.examine('intervals').examine('orders', new Set(inside.map((f) => f.order)).size);
       // In bigints: the flows of a long interval may sum past 2^53 minor units.
-      const explained = (amounts as number[]).reduce((sum, a) => sum + BigInt(a), 0n);
+      const explained = (amounts as bigint[]).reduce((sum, a) => sum + a, 0n);
       const expected = BigInt(before.balanceMinor) + explained;
       const delta = BigInt(after.balanceMinor) - expected;
       if ((delta < 0n ? -delta : delta) <= BigInt(settings.tolerances[CODE])) continue;
@@ -222,8 +225,9 @@ function anyBetween(times: readonly number[], from: number, to: number): boolean
   return index < times.length && (times[index] as number) <= to;
 }
 
-function constant(amount: number): () => number {
-  return () => amount;
+function constant(amount: number): () => bigint {
+  const exact = BigInt(amount);
+  return () => exact;
 }
 
 /**
@@ -235,9 +239,11 @@ function constant(amount: number): () => number {
 function cancelledCardBalance(
   db: SqliteDatabase,
   merchantId: string,
-): (cardId: string, at: string) => number | null {
-  const orders = db.prepare(
-    `SELECT o.kind, o.amount_minor AS amountMinor, f.status, f.created_at AS createdAt
+): (cardId: string, at: string) => bigint | null {
+  // Sums in bigints, read as bigints: past 2^53 minor units a number drops cents unseen.
+  const orders = db
+    .prepare(
+      `SELECT o.kind, o.amount_minor AS amountMinor, f.status, f.created_at AS createdAt
      FROM (
        SELECT f.*, row_number() OVER (PARTITION BY f.trade_no ORDER BY f.created_at, f.transaction_id) AS rank
        FROM transactions f
@@ -245,36 +251,43 @@ function cancelledCardBalance(
      ) f
      JOIN orders o ON o.merchant_id = @merchantId AND o.order_no = f.trade_no
      WHERE f.rank = 1 AND o.state <> 'REJECTED'`,
-  );
-  const transactions = db.prepare(
-    `SELECT sum(effect) AS total, sum(effect IS NULL) AS unusable FROM (
+    )
+    .safeIntegers(true);
+  const transactions = db
+    .prepare(
+      `SELECT sum(effect) AS total, sum(effect IS NULL) AS unusable FROM (
        SELECT ${transactionEffectSql('t')} AS effect FROM transactions t
        WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.created_at < @at)`,
-  );
+    )
+    .safeIntegers(true);
   return (cardId, at) => {
     const linked = orders.all({ cardId, merchantId }) as {
       kind: string;
-      amountMinor: number | null;
+      amountMinor: bigint | null;
       status: string;
       createdAt: string;
     }[];
     if (!linked.some((o) => o.kind === 'ISSUE')) return null;
-    let total = 0;
+    let total = 0n;
     for (const order of linked) {
       const sign =
-        order.kind === 'WITHDRAW' ? -1 : order.kind === 'ISSUE' || order.kind === 'DEPOSIT' ? 1 : 0;
+        order.kind === 'WITHDRAW'
+          ? -1n
+          : order.kind === 'ISSUE' || order.kind === 'DEPOSIT'
+            ? 1n
+            : 0n;
       // As the journal's `succeeded`: any outcome but DECLINED moved the amount (a PENDING FEE
       // record too, which the card's transactions already charge).
       const done = order.status !== 'DECLINED';
-      if (sign === 0 || !done || order.createdAt >= at) continue;
+      if (sign === 0n || !done || order.createdAt >= at) continue;
       if (order.amountMinor === null) return null;
       total += sign * order.amountMinor;
     }
     const moved = transactions.get({ cardId, merchantId, at }) as {
-      total: number | null;
-      unusable: number | null;
+      total: bigint | null;
+      unusable: bigint | null;
     };
-    if ((moved.unusable ?? 0) > 0) return null;
-    return total + (moved.total ?? 0);
+    if ((moved.unusable ?? 0n) > 0n) return null;
+    return total + (moved.total ?? 0n);
   };
 }
