@@ -5,9 +5,13 @@ import { divideRounded, type RoundingMode } from './rounding.js';
  * `percent` % of `amount`, in the same minor units, rounded with `mode` (half-up by default, as
  * the reference model's deposit fee). The percentage is decimal text such as `"1.25"`.
  * @example percentOf(1050, '2.5') // 26 (26.25 cents rounds down)
- * @throws RangeError when `percent` is not non-negative decimal text.
+ * @throws RangeError when `percent` is not non-negative decimal text, or `amount` is not a safe
+ * integer (past 2^53 a number no longer holds every minor unit, so the fee would be of another
+ * amount).
  */
 export function percentOf(amount: Minor, percent: string, mode: RoundingMode = 'half-up'): Minor {
+  if (!Number.isSafeInteger(amount))
+    throw new RangeError(`amount ${amount} is not a safe integer of minor units`);
   const parsed = parseDecimal(percent);
   if (!parsed) throw new RangeError(`${JSON.stringify(percent)} is not a percentage`);
   const scaled = BigInt(`${parsed.integer}${parsed.fraction}` || '0');

@@ -75,4 +75,12 @@ describe('percentOf at the edge of the integer range', () => {
     expect(() => percentOf(Number.MAX_SAFE_INTEGER, '200')).toThrow(/safe integer range/);
     expect(() => percentOf(Number.MIN_SAFE_INTEGER, '200')).toThrow(/safe integer range/);
   });
+
+  it('refuses an amount beyond 2^53 minor units, which a number already holds rounded', () => {
+    // 2^53 + 1 cents reads as 2^53: 1 % of it would be charged on the wrong amount, unseen.
+    expect(() => percentOf(Number.MAX_SAFE_INTEGER + 2, '1')).toThrow(RangeError);
+    expect(() => percentOf(-(Number.MAX_SAFE_INTEGER + 2), '1')).toThrow(RangeError);
+    expect(() => percentOf(Number.NaN, '1')).toThrow(RangeError);
+    expect(percentOf(Number.MAX_SAFE_INTEGER, '0')).toBe(0);
+  });
 });
