@@ -23,12 +23,13 @@ describe('toMinor', () => {
     expect(toMinor('0.0005', 3)).toEqual({ ok: false, reason: 'too-precise' });
   });
 
-  it.each(['', '.5', '1.', '+1', '-1', '1e3', ' 1', '1,00', 'abc', '0x10', 'Infinity', 'NaN'])(
-    'refuses %j as not a decimal when unsigned',
-    (text) => {
-      expect(toMinor(text, 2)).toEqual({ ok: false, reason: 'not-a-decimal' });
-    },
-  );
+  // Digits of other scripts (Arabic-Indic, full-width) and a line break at either end too.
+  it.each([
+    ...['', '.5', '1.', '+1', '-1', '1e3', ' 1', '1,00', 'abc', '0x10', 'Infinity', 'NaN'],
+    ...['\u0661\u0662', '\uff11\uff12', '1\n', '\n1', '1_000', '1 000'],
+  ])('refuses %j as not a decimal when unsigned', (text) => {
+    expect(toMinor(text, 2)).toEqual({ ok: false, reason: 'not-a-decimal' });
+  });
 
   it('reads a leading minus only when signed', () => {
     expect(toMinor('-12.50', 2, { signed: true })).toEqual({ ok: true, minor: -1250 });

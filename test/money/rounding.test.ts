@@ -70,6 +70,38 @@ describe('percentOf', () => {
   });
 });
 
+describe('percentOf on ties both ways, odd percentages and every exponent', () => {
+  it.each([
+    // amount (minor units), percent, half-up (away from zero), half-even
+    [50, '1', 1, 0], // 0.50 USD at 1 %: 0.005 -> 0.01 / 0.00
+    [-50, '1', -1, 0], // a refund's -0.005 -> -0.01 / -0.00
+    [150, '1', 2, 2], // 0.015 -> 0.02 either way
+    [-150, '1', -2, -2],
+    [200, '2.345', 5, 5], // 4.69 minor units -> 5
+    [1000, '2.345', 23, 23], // 23.45 -> 23 (below the tie)
+    [2000, '2.345', 47, 47], // 46.9 -> 47
+    [-2000, '2.345', -47, -47],
+    [1, '50', 1, 0], // 1 JPY at 50 %: 0.5 -> 1 / 0
+    [-1, '50', -1, 0],
+    [3, '50', 2, 2], // 1.5 -> 2 either way
+    [101, '0.5', 1, 1], // 0.101 KWD at 0.5 %: 0.505 fils, above the tie -> 1 either way
+    [100, '0.5', 1, 0], // 0.100 BHD at 0.5 %: exactly 0.5 fils -> 1 / 0
+    [12345, '0', 0, 0],
+    [12345, '100', 12345, 12345],
+    [12345, '100.000', 12345, 12345],
+    [-12345, '100', -12345, -12345],
+    [1, '0.0000000001', 0, 0],
+  ])('%d at %s percent: %d half-up, %d half-even', (amount, percent, up, even) => {
+    expect(percentOf(amount, percent)).toBe(up);
+    expect(percentOf(amount, percent, 'half-even')).toBe(even);
+  });
+
+  it('refuses percentages that are not plain decimal text', () => {
+    for (const text of ['1.', '.5', '+1', ' 1', '1 ', '1e1', '١', '0x1', '', '-0'])
+      expect(() => percentOf(100, text), text).toThrow(RangeError);
+  });
+});
+
 describe('percentOf at the edge of the integer range', () => {
   it('refuses a fee beyond 2^53 minor units instead of rounding it', () => {
     expect(() => percentOf(Number.MAX_SAFE_INTEGER, '200')).toThrow(/safe integer range/);
