@@ -427,13 +427,13 @@ describe('minor units beside the values', () => {
       ['new', '98.000', 98000, '97.125', 97125, '-0.875', -875],
     ]);
 
-    // NEGATIVE_BALANCE shows the balance as the upstream wrote it: fewer digits than USD has.
+    // The upstream wrote the balance with fewer digits than USD has; findings show it in USD's.
     const usd = openLedger(temp);
     const below = usd.issue(usd.offering(), { amount: '100.00' });
     below.write({ balance: '-5.5' });
     night(usd, ['NEGATIVE_BALANCE', 'CARD_BALANCE_MISMATCH']);
     expect(values(usd, 'NEGATIVE_BALANCE')).toEqual([
-      ['new', null, null, '-5.5', -550, null, null],
+      ['new', null, null, '-5.50', -550, null, null],
     ]);
     expect(values(usd, 'CARD_BALANCE_MISMATCH')).toEqual([
       ['new', '98.00', 9800, '-5.50', -550, '-103.50', -10350],

@@ -464,3 +464,43 @@ describe('PRECISION_VIOLATION', () => {
     ]);
   });
 });
+
+describe('the amount a finding shows (docs/reconciliation.md, "A finding")', () => {
+  it("writes it in the currency's exponent however the upstream wrote it, as the other checks do", () => {
+    // The interface promises decimal text, not a number of digits: '7.5' and '0012.5' are USD.
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00', at: shift(READ_AT, -30 * DAY) });
+    const first = card.activity({ amount: '7.50', createdAt: shift(READ_AT, -20 * DAY) });
+    const repeat = card.activity({
+      amount: '7.5',
+      tradeNo: first.tradeNo,
+      createdAt: shift(READ_AT, -19 * DAY),
+    });
+    const stale = card.activity({
+      status: 'PENDING',
+      amount: '0012.5',
+      createdAt: shift(READ_AT, -10 * DAY),
+    });
+    const cancelledAt = shift(READ_AT, -5 * DAY);
+    card.switchTo('CANCEL', cancelledAt);
+    const late = card.activity({ amount: '3', createdAt: shift(cancelledAt, 2 * HOUR) });
+    card.write({ balance: '0.00' });
+    const below = l.issue(l.offering(), { amount: '100.00', at: shift(READ_AT, -30 * DAY) });
+    below.write({ balance: '-0.5' });
+    const results = runOn(
+      l,
+      ['DUPLICATE_TRANSACTION', 'STALE_PENDING', 'ACTIVITY_ON_INACTIVE_CARD', 'NEGATIVE_BALANCE'],
+      { cutoff: READ_AT },
+    );
+    expect(
+      results.findings.map((f) => [f.check, f.transactionId ?? f.cardId, f.actual]).sort(),
+    ).toEqual(
+      [
+        ['ACTIVITY_ON_INACTIVE_CARD', late.transactionId, '3.00'],
+        ['DUPLICATE_TRANSACTION', repeat.transactionId, '7.50'],
+        ['NEGATIVE_BALANCE', below.cardId, '-0.50'],
+        ['STALE_PENDING', stale.transactionId, '12.50'],
+      ].sort(),
+    );
+  });
+});

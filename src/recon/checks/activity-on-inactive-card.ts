@@ -2,6 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { epochMsSql, JOURNAL_CTE } from '../journal-sql.js';
+import { amountText } from '../money-text.js';
 
 const CODE = 'ACTIVITY_ON_INACTIVE_CARD';
 
@@ -26,7 +27,8 @@ stopped AS MATERIALIZED (
   SELECT DISTINCT card_id FROM stops WHERE kind IN ('FREEZE', 'CANCEL')
 ),
 activity AS (
-  SELECT t.transaction_id, t.card_id, t.trade_no, t.type, t.amount, t.currency, t.created_at,
+  SELECT t.transaction_id, t.card_id, t.trade_no, t.type, t.amount, t.amount_minor, t.currency,
+         t.created_at,
          (SELECT s.seq FROM stops s
           WHERE s.card_id = t.card_id AND s.kind IN ('FREEZE', 'CANCEL')
             AND ${epochMsSql('t.created_at')} - s.at_ms > @graceMs
@@ -58,7 +60,7 @@ export const activityOnInactiveCard: Check = {
       .prepare(
         `WITH ${ACTIVITY}
          SELECT a.transaction_id AS transactionId, a.card_id AS cardId, a.trade_no AS tradeNo,
-                a.type, a.amount, a.currency, a.created_at AS createdAt, j.kind AS stopKind,
+                a.type, a.amount, a.amount_minor AS amountMinor, a.currency, a.created_at AS createdAt, j.kind AS stopKind,
                 j.order_no AS orderNo, j.merchant_order_no AS merchantOrderNo,
                 j.submitted_at AS stoppedAt
          FROM activity a JOIN journal j ON j.seq = a.stop_seq
@@ -70,6 +72,7 @@ export const activityOnInactiveCard: Check = {
       tradeNo: string;
       type: string;
       amount: string;
+      amountMinor: number | null;
       currency: string;
       createdAt: string;
       stopKind: string;
@@ -85,7 +88,7 @@ export const activityOnInactiveCard: Check = {
         orderNo: t.orderNo,
         merchantOrderNo: t.merchantOrderNo,
         currency: t.currency,
-        actual: t.amount,
+        actual: amountText(t.amountMinor, t.amount, t.currency),
         detail: `${t.type} of ${t.amount} ${t.currency} at ${t.createdAt}, after the ${t.stopKind} submitted ${t.stoppedAt}`,
       }),
     );

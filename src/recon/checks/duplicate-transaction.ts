@@ -1,6 +1,7 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
+import { amountText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 import { TRADES_TABLE } from '../working-tables.js';
 
@@ -27,9 +28,9 @@ export const duplicateTransaction: Check = {
     const params = { merchantId };
     const rows = db
       .prepare(
-        `SELECT transactionId, cardId, tradeNo, type, amount, currency, firstId FROM (
+        `SELECT transactionId, cardId, tradeNo, type, amount, amountMinor, currency, firstId FROM (
            SELECT t.transaction_id AS transactionId, t.card_id AS cardId, t.trade_no AS tradeNo,
-                  t.type, t.amount, t.currency,
+                  t.type, t.amount, t.amount_minor AS amountMinor, t.currency,
                   row_number() OVER same AS member, first_value(t.transaction_id) OVER same AS firstId
            FROM ${TRADES_TABLE} g CROSS JOIN transactions t
            WHERE g.repeats > 0 AND t.card_id = g.card_id AND t.merchant_id = @merchantId
@@ -45,6 +46,7 @@ export const duplicateTransaction: Check = {
       tradeNo: string;
       type: string;
       amount: string;
+      amountMinor: number;
       currency: string;
       firstId: string;
     }[];
@@ -54,7 +56,7 @@ export const duplicateTransaction: Check = {
         cardId: t.cardId,
         tradeNo: t.tradeNo,
         currency: t.currency,
-        actual: t.amount,
+        actual: amountText(t.amountMinor, t.amount, t.currency),
         detail: `${t.type} of ${t.amount} ${t.currency} on trade ${t.tradeNo} repeats ${t.firstId}`,
       }),
     );

@@ -1,6 +1,7 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
+import { amountText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 
 const CODE = 'NEGATIVE_BALANCE';
@@ -21,15 +22,21 @@ export const negativeBalance: Check = {
     const rows = db
       .prepare(
         `WITH ${CANDIDATES}
-         SELECT card_id AS cardId, balance, currency, status FROM candidates
+         SELECT card_id AS cardId, balance, balance_minor AS balanceMinor, currency, status FROM candidates
          WHERE reason IS NULL AND balance_minor < 0 ORDER BY card_id`,
       )
-      .all(params) as { cardId: string; balance: string; currency: string; status: string }[];
+      .all(params) as {
+      cardId: string;
+      balance: string;
+      balanceMinor: number;
+      currency: string;
+      status: string;
+    }[];
     const findings = rows.map((c) =>
       makeFinding(CODE, merchantId, {
         cardId: c.cardId,
         currency: c.currency,
-        actual: c.balance,
+        actual: amountText(c.balanceMinor, c.balance, c.currency),
         detail: `${c.status} card with balance ${c.balance} ${c.currency}`,
       }),
     );

@@ -1,6 +1,7 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
+import { amountText } from '../money-text.js';
 
 const CODE = 'STALE_PENDING';
 const DAY = 86_400_000;
@@ -32,7 +33,7 @@ export const stalePending: Check = {
     const rows = db
       .prepare(
         `SELECT transaction_id AS transactionId, card_id AS cardId, trade_no AS tradeNo, type,
-                amount, currency, created_at AS createdAt
+                amount, amount_minor AS amountMinor, currency, created_at AS createdAt
          FROM transactions
          WHERE merchant_id = ? AND status = 'PENDING' AND created_at < ?
          ORDER BY transaction_id`,
@@ -43,6 +44,7 @@ export const stalePending: Check = {
       tradeNo: string;
       type: string;
       amount: string;
+      amountMinor: number | null;
       currency: string;
       createdAt: string;
     }[];
@@ -53,7 +55,7 @@ export const stalePending: Check = {
         cardId: t.cardId,
         tradeNo: t.tradeNo,
         currency: t.currency,
-        actual: t.amount,
+        actual: amountText(t.amountMinor, t.amount, t.currency),
         detail: `${t.type} PENDING since ${t.createdAt} (${days} days before the cutoff ${range.cutoff})`,
       });
     });
