@@ -138,6 +138,33 @@ describe('DEPOSIT_FEE_MISMATCH', () => {
     expect(lines(runOn(l, [CODE]))).toEqual([]);
   });
 
+  it("leaves a deposit journaled in another currency than its FEE record's out: its minor units are not the fee's", () => {
+    // The books say 1000.00 USD; the card and its fee are in JPY. 1 % of 100,000 cents is no
+    // number of yen, so the fee cannot be judged (as LOAD_OUT_OF_BOUNDS does with its bounds).
+    const l = openLedger(temp);
+    const card = l.issue(l.offering({ depositFeePercent: '1' }));
+    const order = l.order({
+      kind: 'DEPOSIT',
+      cardId: card.cardId,
+      amount: '1000.00',
+      submittedAt: DAY1,
+    });
+    l.transaction({
+      cardId: card.cardId,
+      tradeNo: order.orderNo as string,
+      type: 'FEE',
+      amount: '10',
+      currency: 'JPY',
+      createdAt: shift(DAY1, 2_000),
+    });
+    card.write();
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      { unit: 'orders', reason: "journal currency differs from the FEE record's", count: 1 },
+    ]);
+  });
+
   it('says why a deposit could not be checked', () => {
     const l = openLedger(temp);
     const card = l.issue(l.offering());

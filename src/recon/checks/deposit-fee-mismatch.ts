@@ -16,6 +16,8 @@ candidates AS (
          CASE
            ${OUTCOME_REASONS}
            WHEN j.amount_minor IS NULL THEN 'amount missing or too precise for its currency'
+           -- Minor units of two currencies: the fee due would be in the wrong ones.
+           WHEN j.currency IS NOT j.fee_currency THEN 'journal currency differs from the FEE record''s'
            WHEN c.card_id IS NULL THEN 'card not mirrored'
            WHEN v.id IS NULL THEN 'offering not mirrored'
          END AS reason
