@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isKnownCurrency } from '../../money/currency.js';
+import type { Minor } from '../../money/decimal.js';
 import { changeTransactionStatus, recordTransaction } from '../activity/card-activity.js';
 import { CLOCK_OFFSET_KEY, type MovableClock } from '../clock.js';
 import type { DueEvents } from '../due-events.js';
@@ -111,7 +112,10 @@ export function registerControlRoutes(
         merchant.currency,
         false,
       );
-      ctx.store.merchants.adjustBalance(merchantId, amount);
+      ctx.store.atomically(() => {
+        refuseBeyondExact(ctx, merchantId, amount);
+        ctx.store.merchants.adjustBalance(merchantId, amount);
+      });
       const after = merchantOr404(merchantId);
       return {
         merchantId,
@@ -129,11 +133,14 @@ export function registerControlRoutes(
       const merchant = merchantOr404(merchantId);
       const body = request.body as UnjournaledMovementBody;
       const magnitude = requestAmount('amount', body.amount, merchant.currency, false);
-      const finding = plantMerchantBalanceDrift(
-        ctx,
-        merchantId,
-        body.direction === 'credit' ? magnitude : -magnitude,
-      );
+      const finding = ctx.store.atomically(() => {
+        if (body.direction === 'credit') refuseBeyondExact(ctx, merchantId, magnitude);
+        return plantMerchantBalanceDrift(
+          ctx,
+          merchantId,
+          body.direction === 'credit' ? magnitude : -magnitude,
+        );
+      });
       return reply.code(201).send({ finding });
     },
   );
@@ -259,4 +266,18 @@ export function registerControlRoutes(
       return { data: presentInternal(updated) };
     },
   );
+}
+
+/**
+ * Refuse money coming in that would take what `merchantId` holds (its balance, its cards and its
+ * orders on their way) past 2^53 − 1 minor units: beyond, a balance is no longer counted exactly
+ * and could not be written as the wire's decimal text.
+ * @throws ApiError VALIDATION_FAILED, before anything is changed.
+ */
+function refuseBeyondExact(ctx: SandboxContext, merchantId: string, amount: Minor): void {
+  const held = ctx.store.merchants.heldMinor(merchantId);
+  if (held + BigInt(amount) > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new ApiError('VALIDATION_FAILED', [
+      `amount would take the money merchant ${merchantId} holds past ${Number.MAX_SAFE_INTEGER} minor units, beyond what the service counts exactly`,
+    ]);
 }

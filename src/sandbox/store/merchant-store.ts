@@ -43,6 +43,24 @@ export class MerchantStore {
       );
   }
 
+  /**
+   * The money `merchantId` holds, exactly: its balance, what its cards hold (a card overdrawn
+   * counts 0) and its ISSUE and DEPOSIT orders on their way (taken from the balance, not yet on
+   * the card). Money moves between these and leaves through fees and purchases; it comes in
+   * only by a top-up (or a planted movement or refund), so keeping this within 2^53 − 1 keeps
+   * every balance one a number counts exactly.
+   */
+  heldMinor(merchantId: string): bigint {
+    const statement = this.#sql.get(
+      `SELECT coalesce((SELECT balance_minor FROM merchants WHERE merchant_id = @merchantId), 0)
+            + coalesce((SELECT sum(max(balance_minor, 0)) FROM cards WHERE merchant_id = @merchantId), 0)
+            + coalesce((SELECT sum(amount_minor) FROM orders
+                        WHERE merchant_id = @merchantId AND state = 'ACCEPTED'
+                          AND kind IN ('ISSUE', 'DEPOSIT')), 0) AS held`,
+    );
+    return statement.safeIntegers(true).pluck().get({ merchantId }) as bigint;
+  }
+
   /** Move the merchant balance by `delta` minor units. */
   adjustBalance(merchantId: string, delta: Minor): void {
     this.#sql
