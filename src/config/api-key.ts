@@ -1,5 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { ConfigError } from './config-error.js';
+import { readSettingFile } from './read-setting-file.js';
+import { SettingFileError } from './setting-file-error.js';
+
+/** A key file larger than this is not a key file (a mirror or a log named by mistake). */
+const MAX_KEY_FILE_BYTES = 65_536;
 
 /**
  * A key as read: surrounding whitespace (the trailing newline of a file, above all) is dropped,
@@ -29,6 +33,7 @@ function checkedKey(key: string, text: string, where: string): string {
 /**
  * The key held by the file at `path` (absolute).
  *
+ * Only a regular file is read (see {@link readSettingFile}): a FIFO or a device is refused.
  * Messages name `key` and the reason, never `path`: a key pasted by mistake where its file's
  * path belongs would otherwise be printed. The cause is dropped for the same reason, since
  * Node's error repeats the path.
@@ -40,13 +45,14 @@ function checkedKey(key: string, text: string, where: string): string {
 export async function readKeyFile(key: string, path: string): Promise<string> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readSettingFile(path, MAX_KEY_FILE_BYTES);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new ConfigError(
-      key,
-      `expected a readable key file, cannot read the file it names (${code})`,
-    );
+    if (!(error instanceof SettingFileError)) throw error;
+    const why =
+      error.problem === undefined
+        ? `cannot read the file it names (${error.errno})`
+        : `the file it names is ${error.problem}`;
+    throw new ConfigError(key, `expected a readable key file, ${why}`);
   }
   return checkedKey(key, text, 'the key file it names');
 }

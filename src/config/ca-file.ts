@@ -1,11 +1,15 @@
 import { X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { ConfigError } from './config-error.js';
+import { readSettingFile } from './read-setting-file.js';
+import { SettingFileError } from './setting-file-error.js';
+
+/** Room for a whole CA bundle (the system's is a few hundred KiB). */
+const MAX_CA_FILE_BYTES = 16 * 1024 * 1024;
 
 const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
 
 /**
- * The PEM text of the CA file at `path` (absolute), checked to hold a certificate that parses:
+ * The PEM text of the CA file at `path` (absolute; a regular file, see {@link readSettingFile}), checked to hold a certificate that parses:
  * a key, a DER file or a damaged copy given by mistake fails here, naming `key`, not as a TLS
  * error in the middle of a sync nor as the client's `ca` option.
  *
@@ -16,12 +20,14 @@ const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
 export async function readCaFile(key: string, path: string): Promise<string> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readSettingFile(path, MAX_CA_FILE_BYTES);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new ConfigError(key, `expected a readable PEM file, cannot read ${path} (${code})`, {
-      cause,
-    });
+    if (!(cause instanceof SettingFileError)) throw cause;
+    const why =
+      cause.problem === undefined
+        ? `cannot read ${path} (${cause.errno})`
+        : `${path} is ${cause.problem}`;
+    throw new ConfigError(key, `expected a readable PEM file, ${why}`, { cause });
   }
   if (!text.includes(PEM_CERTIFICATE)) {
     throw new ConfigError(

@@ -1,9 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ConfigError } from './config-error.js';
 import type { ConfigFile } from './config-file-schema.js';
 import { jsonErrorOffset } from './json-error-offset.js';
+import { readSettingFile } from './read-setting-file.js';
+import { SettingFileError } from './setting-file-error.js';
+
+/** Far more than any configuration needs; a larger file is not one. */
+const MAX_CONFIG_FILE_BYTES = 1024 * 1024;
 
 /** A config file read and checked against its schema. */
 export interface LoadedConfigFile {
@@ -114,7 +118,7 @@ function refuseInlineKeys(parsed: unknown): void {
 }
 
 /**
- * Read a config file (an absolute path) and check it against its schema (config-file-schema.ts).
+ * Read a config file (an absolute path; a regular file, see readSettingFile) and check it against its schema (config-file-schema.ts).
  *
  * @example
  * const file = await readConfigFile('/etc/cardsync/cardsync.json');
@@ -125,11 +129,14 @@ function refuseInlineKeys(parsed: unknown): void {
 export async function readConfigFile(path: string): Promise<LoadedConfigFile> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readSettingFile(path, MAX_CONFIG_FILE_BYTES);
   } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code ?? 'unknown error';
-    const expectation = `expected a readable JSON file, cannot read ${path} (${code})`;
-    throw new ConfigError('--config', expectation, { cause });
+    if (!(cause instanceof SettingFileError)) throw cause;
+    const why =
+      cause.problem === undefined
+        ? `cannot read ${path} (${cause.errno})`
+        : `${path} is ${cause.problem}`;
+    throw new ConfigError('--config', `expected a readable JSON file, ${why}`, { cause });
   }
   text = text.replace(/^\uFEFF/, '');
   let parsed: unknown;

@@ -1,0 +1,45 @@
+import { constants, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { SettingFileError } from './setting-file-error.js';
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'a special file';
+}
+
+/**
+ * The UTF-8 text of the regular file at `path` (absolute; a symbolic link is followed), of at
+ * most `maxBytes`. It is opened without blocking and checked before a byte is read: a FIFO would
+ * otherwise hold the start-up until some writer came, past any SIGTERM (the read blocks a
+ * thread the signal handler cannot stop), and a device such as /dev/zero would be read until
+ * memory ran out. A folder fails as `EISDIR`, as a plain read would.
+ *
+ * @example
+ * const text = await readSettingFile('/etc/cardsync/eu.key', 65_536);
+ * @throws SettingFileError with the errno, or the problem of a file that is no regular file or is too large.
+ */
+export async function readSettingFile(path: string, maxBytes: number): Promise<string> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new SettingFileError((error as NodeJS.ErrnoException).code ?? 'unknown error', undefined);
+  }
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) throw new SettingFileError('EISDIR', undefined);
+    if (!stats.isFile())
+      throw new SettingFileError(undefined, `${kindOf(stats)}, not a regular file`);
+    if (stats.size > maxBytes)
+      throw new SettingFileError(undefined, `larger than ${maxBytes} bytes`);
+    return await handle.readFile('utf8');
+  } catch (error) {
+    if (error instanceof SettingFileError) throw error;
+    throw new SettingFileError((error as NodeJS.ErrnoException).code ?? 'unknown error', undefined);
+  } finally {
+    await handle.close();
+  }
+}
