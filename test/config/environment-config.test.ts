@@ -175,7 +175,7 @@ describe('configuration from flags and environment variables (no config file)', 
       await expectConfigError(
         f.load({ baseUrl: 'not a url' }, BASE),
         '--base-url',
-        /expected an https:\/\/ URL, got "not a url"/,
+        /expected an https:\/\/ URL, got text that does not parse as one \(not shown\)/,
       );
     });
 
@@ -186,6 +186,55 @@ describe('configuration from flags and environment variables (no config file)', 
         /without credentials/,
       );
       expect(error.message).not.toContain('hunter2');
+    });
+
+    it('never repeats credentials, whatever form the URL takes', async () => {
+      for (const text of [
+        'http:user:hunter2@issuer.example.com',
+        'ftp://user:hunter2@issuer.example.com',
+        'https:///user:hunter2@issuer.example.com',
+        'HTTP://hunter2@issuer.example.com/v1',
+      ]) {
+        const error = await expectConfigError(
+          f.load({}, { ...BASE, CARDSYNC_BASE_URL: text }),
+          'CARDSYNC_BASE_URL',
+          /expected an https:\/\/ URL/,
+        );
+        expect(error.message, text).not.toContain('hunter2');
+      }
+    });
+
+    it('never repeats a query or fragment, which may carry a key', async () => {
+      const error = await expectConfigError(
+        f.load(
+          {},
+          { ...BASE, CARDSYNC_BASE_URL: `https://issuer.example.com/v1?api_key=${ENV_KEY}` },
+        ),
+        'CARDSYNC_BASE_URL',
+        /without a query or fragment, got "https:\/\/issuer\.example\.com\/v1\?…"$/,
+      );
+      expect(error.message).not.toContain('api_key');
+      await expectConfigError(
+        f.load({}, { ...BASE, CARDSYNC_BASE_URL: `http://issuer.example.com/#${ENV_KEY}` }),
+        'CARDSYNC_BASE_URL',
+        /got "http:\/\/issuer\.example\.com\/#…"$/,
+      );
+    });
+
+    it('never repeats text that is not a URL: a key set in the wrong variable', async () => {
+      for (const text of [ENV_KEY, `${ENV_KEY}:x`]) {
+        const error = await expectConfigError(
+          f.load({ baseUrl: text }, BASE),
+          '--base-url',
+          /expected an https:\/\/ URL, got /,
+        );
+        expect(error.message, text).not.toContain('sk_test');
+      }
+    });
+
+    it('accepts an upper-case scheme, an IPv6 literal and a path prefix, dropping a trailing slash', async () => {
+      const config = await f.load({}, { ...BASE, CARDSYNC_BASE_URL: 'HTTPS://[::1]:8443/api/v1/' });
+      expect(config.merchants[0]?.baseUrl).toBe('https://[::1]:8443/api/v1');
     });
 
     it('refuses a query or fragment', async () => {
