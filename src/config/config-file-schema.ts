@@ -80,7 +80,8 @@ export const ReconSectionSchema = Type.Object(
 /**
  * The config file (`--config FILE`). It is JSON rather than YAML or TOML: Node parses it with no
  * extra dependency, and the file needs no comments (every key is documented here). Unknown keys
- * are refused, so a misspelt setting fails instead of being silently ignored.
+ * are refused, so a misspelt setting fails instead of being silently ignored; so is a key given
+ * twice (read-config-file.ts), which JSON.parse would settle silently by keeping the last.
  *
  * @example
  * {

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ConfigError } from './config-error.js';
 import type { ConfigFile } from './config-file-schema.js';
+import { duplicateJsonKey } from './duplicate-json-key.js';
 import { jsonErrorOffset } from './json-error-offset.js';
 import { readSettingFile } from './read-setting-file.js';
 import { SettingFileError } from './setting-file-error.js';
@@ -45,11 +46,22 @@ function keyPath(instancePath: string, child?: string): string {
     .slice(1)
     .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (child !== undefined) segments.push(child);
+  return segmentsPath(segments.map((s) => (/^\d+$/.test(s) ? Number(s) : s)));
+}
+
+/** `['merchants', 1, 'name']` as `merchants[1].name`; the root is `config file`. */
+function segmentsPath(segments: readonly (string | number)[]): string {
   if (segments.length === 0) return 'config file';
-  return segments.reduce(
-    (key, s, i) => (/^\d+$/.test(s) ? `${key}[${s}]` : i === 0 ? s : `${key}.${s}`),
+  return segments.reduce<string>(
+    (key, s, i) => (typeof s === 'number' ? `${key}[${s}]` : i === 0 ? s : `${key}.${s}`),
     '',
   );
+}
+
+/** `line 3 column 5` of a UTF-16 offset into `text`. */
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  return `line ${before.split('\n').length} column ${offset - before.lastIndexOf('\n')}`;
 }
 
 function kindOf(value: unknown): string {
@@ -95,10 +107,7 @@ function parseFault(text: string): string {
   if (text.trim() === '') return 'the file is empty';
   const offset = jsonErrorOffset(text) ?? text.length;
   if (offset >= text.length) return 'it ends early';
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  return `invalid at line ${line} column ${column}`;
+  return `invalid at ${lineAndColumn(text, offset)}`;
 }
 
 /** An inline key is refused before anything else, with the way to give one instead. */
@@ -147,6 +156,13 @@ export async function readConfigFile(path: string): Promise<LoadedConfigFile> {
     throw new ConfigError('config file', `expected JSON in ${path}, ${parseFault(text)}`);
   }
   refuseInlineKeys(parsed);
+  const repeated = duplicateJsonKey(text);
+  if (repeated) {
+    throw new ConfigError(
+      segmentsPath(repeated.path),
+      `expected each key once, it is given again at ${lineAndColumn(text, repeated.offset)} (in ${path})`,
+    );
+  }
   const validate = await configValidator();
   if (!validate(parsed)) {
     const first = validate.errors?.[0];

@@ -220,6 +220,46 @@ describe('configuration from a config file (--config)', () => {
       );
     });
 
+    it('refuses a key given twice, naming it, instead of taking the last one silently', async () => {
+      await f.file('twice.json', '{ "db": "a.sqlite", "reportsDir": "r", "db": "b.sqlite" }');
+      await expectConfigError(
+        f.load({ config: 'twice.json' }),
+        'db',
+        /^db: expected each key once, it is given again at line 1 column 40 \(in .*twice\.json\)$/,
+      );
+      await f.file(
+        'nested.json',
+        [
+          '{',
+          '  "merchants": [',
+          '    { "name": "eu", "baseUrl": "https://eu.example.com", "apiKeyEnv": "A" },',
+          '    { "name": "us", "baseUrl": "https://us.example.com", "apiKeyEnv": "B",',
+          '      "baseUrl": "https://eu.example.com" }',
+          '  ],',
+          '  "recon": { "checks": { "X": false, "\\u0058": true } }',
+          '}',
+        ].join('\n'),
+      );
+      await expectConfigError(
+        f.load({ config: 'nested.json' }),
+        'merchants[1].baseUrl',
+        /given again at line 5 column 7/,
+      );
+    });
+
+    it('tells apart keys that only look alike, and reads strings holding braces and quotes', async () => {
+      await f.file(
+        'alike.json',
+        '{ "recon": { "checks": { "A": false, "a": true }, "depositFeeRounding": "half-up" },' +
+          ' "db": "x{\\"db\\": 1}.sqlite", "merchants": [{ "name": "m", "baseUrl": "https://m.example.com", "apiKeyEnv": "K" }] }',
+      );
+      await expectConfigError(
+        f.load({ config: 'alike.json' }, { K: US_KEY }),
+        'recon.checks.A',
+        /expected a check code/,
+      );
+    });
+
     it('refuses a file that is not an object', async () => {
       await f.file('list.json', '[]');
       await expectConfigError(
