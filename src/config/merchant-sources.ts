@@ -161,7 +161,8 @@ async function resolveDraft(draft: Draft, env: ConfigInputs['env']): Promise<Mer
 /**
  * The merchants to sync: those of the config file, or one named `default` built from flags and
  * variables. Flags and variables override the file's merchant when it names exactly one, and
- * are refused when it names several (which one would they mean?). Relative paths resolve
+ * are refused when it names several (which one would they mean?), and so are two merchants with
+ * the same base URL and key. Relative paths resolve
  * against the config file's directory for its values, against `inputs.cwd` for the others.
  *
  * @example
@@ -183,6 +184,17 @@ export async function resolveMerchants(
   const ids = new Map<string, string>();
   for (const draft of drafts) {
     const merchant = await resolveDraft(draft, inputs.env);
+    // The same upstream read with the same key is the same merchant twice: a copied entry whose
+    // key was never changed, which would sync one merchant twice and the intended one never.
+    const twin = merchants.find(
+      (m) => m.baseUrl === merchant.baseUrl && m.apiKey === merchant.apiKey,
+    );
+    if (twin && draft.apiKey) {
+      throw new ConfigError(
+        draft.apiKey.key,
+        `expected a key of its own for ${merchant.baseUrl}, merchant ${twin.name} reads it with the same key`,
+      );
+    }
     if (merchant.merchantId !== undefined && draft.merchantId) {
       const other = ids.get(merchant.merchantId);
       if (other !== undefined) {

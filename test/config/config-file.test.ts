@@ -525,6 +525,30 @@ describe('configuration from a config file (--config)', () => {
       );
     });
 
+    it('refuses two merchants with the same base URL and the same key, from whatever source', async () => {
+      await f.file('etc/us.key', `${US_KEY}\n`);
+      await expectConfigError(
+        load([
+          { name: 'eu', baseUrl: 'https://cards.example.com/v1', apiKeyEnv: 'CARDSYNC_US_KEY' },
+          { name: 'gb', baseUrl: 'https://cards.example.com/v2', apiKeyEnv: 'CARDSYNC_US_KEY' },
+          { name: 'us', baseUrl: 'HTTPS://Cards.Example.com/v1/', apiKeyFile: 'us.key' },
+        ]),
+        'merchants[2].apiKeyFile',
+        /^merchants\[2\]\.apiKeyFile: expected a key of its own for https:\/\/cards\.example\.com\/v1, merchant eu reads it with the same key$/,
+      );
+    });
+
+    it('takes two merchants on one upstream, each with its own key', async () => {
+      const config = await load(
+        [
+          { name: 'eu', baseUrl: 'https://cards.example.com', apiKeyEnv: 'CARDSYNC_US_KEY' },
+          { name: 'us', baseUrl: 'https://cards.example.com', apiKeyEnv: 'CARDSYNC_EU_KEY' },
+        ],
+        { CARDSYNC_EU_KEY: ENV_KEY },
+      );
+      expect(config.merchants.map((m) => m.name)).toEqual(['eu', 'us']);
+    });
+
     it('refuses two merchants with the same merchantId', async () => {
       await expectConfigError(
         load([
