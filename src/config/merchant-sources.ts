@@ -55,6 +55,8 @@ function overridesOf({ env, flags, cwd }: ConfigInputs): Overrides {
   const apiKey: KeySpec | undefined = keyFile
     ? { key: keyFile.key, from: 'file', ref: resolve(cwd, keyFile.value) }
     : inlineKey && { key: inlineKey.key, from: 'env', ref: inlineKey.key };
+  // An empty flag is a mistake (an unset shell variable), as `--db ""` is; an empty variable is unset.
+  if (flags.caFile === '') throw new ConfigError('--ca-file', 'expected a path, got ""');
   const caFile = flagOr('--ca-file', flags.caFile, 'CARDSYNC_CA_FILE');
   return {
     baseUrl: flagOr('--base-url', flags.baseUrl, 'CARDSYNC_BASE_URL'),

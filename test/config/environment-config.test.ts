@@ -489,4 +489,12 @@ describe('configuration from flags and environment variables (no config file)', 
   it('refuses an empty --db', async () => {
     await expectConfigError(f.load({ db: '' }, BASE), '--db', /expected a path/);
   });
+
+  it('refuses an empty --ca-file as --db, instead of reading the current folder as the CA', async () => {
+    await expectConfigError(
+      f.load({ caFile: '' }, BASE),
+      '--ca-file',
+      /^--ca-file: expected a path, got ""$/,
+    );
+  });
 });
