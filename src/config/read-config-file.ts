@@ -65,6 +65,8 @@ function lineAndColumn(text: string, offset: number): string {
 }
 
 function kindOf(value: unknown): string {
+  // JSON.parse reads 1e400 as Infinity, which JSON.stringify would print as null.
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large to read';
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
     return JSON.stringify(value);
   }

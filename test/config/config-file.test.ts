@@ -400,6 +400,15 @@ describe('configuration from a config file (--config)', () => {
         /expected a non-empty list of merchants, got an object/,
       );
     });
+
+    it('says a number too large for JSON.parse is one, not null', async () => {
+      await f.file('huge.json', '{ "sync": { "concurrency": 1e400 } }');
+      await expectConfigError(
+        f.load({ config: 'huge.json' }),
+        'sync.concurrency',
+        /^sync\.concurrency: expected a whole number from 1 to 64, got a number too large to read \(in .*huge\.json\)$/,
+      );
+    });
   });
 
   describe('merchants', () => {
