@@ -143,6 +143,7 @@ function envLayer(env: Readonly<Record<string, string | undefined>>): Layer {
       tolerance: read(v.tolerances)?.split(','),
       check: read(v.checks)?.split(','),
     },
+    'skip',
     {
       graceMs: v.graceMinutes,
       staleAfterMs: v.staleAfterHours,
@@ -155,7 +156,7 @@ function envLayer(env: Readonly<Record<string, string | undefined>>): Layer {
 }
 
 function flagLayer(flags: ConfigFlags): Layer {
-  return textLayer(flags, {
+  return textLayer(flags, 'refuse', {
     graceMs: '--grace-minutes',
     staleAfterMs: '--stale-after-hours',
     quietMs: '--quiet-seconds',
@@ -165,7 +166,11 @@ function flagLayer(flags: ConfigFlags): Layer {
   });
 }
 
-/** Settings written as text (flags, variables), parsed and named after where they were written. */
+/**
+ * Settings written as text (flags, variables), parsed and named after where they were written.
+ * An empty item is skipped in a variable's list (`A=1,`) and refused as a flag (`--check ""`,
+ * an unset shell variable), as any other empty flag is.
+ */
 function textLayer(
   text: Pick<
     ConfigFlags,
@@ -176,6 +181,7 @@ function textLayer(
     | 'tolerance'
     | 'check'
   >,
+  emptyItems: 'skip' | 'refuse',
   names: Layer['names'],
 ): Layer {
   const scaled = (value: string | undefined, key: string, bounds: IntegerBounds, unit: number) =>
@@ -189,10 +195,15 @@ function textLayer(
   );
   const quietMs = scaled(text.quietSeconds, names.quietMs, RECON_BOUNDS.quietSeconds, 1000);
   const tolerances: Record<string, number> = {};
-  for (const [code, value] of pairs(names.tolerances, text.tolerance, 'CODE=N (minor units)'))
+  for (const [code, value] of pairs(
+    names.tolerances,
+    text.tolerance,
+    'CODE=N (minor units)',
+    emptyItems,
+  ))
     tolerances[code] = wholeNumber(names.tolerances, value, RECON_BOUNDS.tolerance);
   const checks: Record<string, boolean> = {};
-  for (const [code, value] of pairs(names.checks, text.check, 'CODE=on or CODE=off')) {
+  for (const [code, value] of pairs(names.checks, text.check, 'CODE=on or CODE=off', emptyItems)) {
     const on = SWITCH[value.toLowerCase()];
     if (on === undefined)
       throw new ConfigError(names.checks, `expected CODE=on or CODE=off, got ${quote(value)}`);
@@ -226,10 +237,11 @@ function pairs(
   key: string,
   items: readonly string[] | undefined,
   expected: string,
+  emptyItems: 'skip' | 'refuse',
 ): [string, string][] {
   return (items ?? [])
     .map((item) => item.trim())
-    .filter((item) => item !== '')
+    .filter((item) => item !== '' || emptyItems === 'refuse')
     .map((item) => {
       const match = /^([A-Za-z_]+)=(.*)$/.exec(item);
       if (!match) throw new ConfigError(key, `expected ${expected}, got ${quote(item)}`);
