@@ -124,15 +124,18 @@ describe('cardsync cards on bad input', () => {
 
   it('exits 2 when the config file names several merchants and --merchant picks none', async () => {
     const config = join(dir, 'two.json');
-    const keyFile = join(dir, 'key');
-    await writeFile(keyFile, env.CARDSYNC_API_KEY!);
+    // Two merchants of one service, each with a key of its own (one key twice is refused); the
+    // one picked below holds the real key.
+    const keyFile = (name: string) => join(dir, `${name}.key`);
+    await writeFile(keyFile('eu'), `${env.CARDSYNC_API_KEY!}-eu`);
+    await writeFile(keyFile('us'), env.CARDSYNC_API_KEY!);
     await writeFile(
       config,
       JSON.stringify({
         merchants: ['eu', 'us'].map((name) => ({
           name,
           baseUrl: t.sandbox.baseUrl,
-          apiKeyFile: keyFile,
+          apiKeyFile: keyFile(name),
           caFile: t.sandbox.caFile,
         })),
       }),
