@@ -20,6 +20,28 @@ function withPause(api: CardIssuingClient, beforeTransactions: () => Promise<voi
   };
 }
 
+/** The checks on `w`'s mirror, its journals imported. */
+async function check(w: SyncWorld): Promise<CheckResults> {
+  const mirror = w.openMirror();
+  try {
+    await importJournals(w, mirror);
+    return runChecks(mirror.db);
+  } finally {
+    await mirror.close();
+  }
+}
+
+/** An ACTIVE card of the sandbox holding more than 100.00. */
+function activeCardAbove100(w: SyncWorld): string {
+  return (
+    w.t.sandbox.context.store.db
+      .prepare(
+        "SELECT card_id AS cardId FROM cards WHERE status = 'ACTIVE' AND balance_minor > 10000 LIMIT 1",
+      )
+      .get() as { cardId: string }
+  ).cardId;
+}
+
 describe('a purchase made after the cards were read, during the sync', () => {
   let w: SyncWorld;
   let cardId: string;
@@ -27,29 +49,13 @@ describe('a purchase made after the cards were read, during the sync', () => {
   let first: CheckResults;
   let second: CheckResults;
 
-  const check = async (): Promise<CheckResults> => {
-    const mirror = w.openMirror();
-    try {
-      await importJournals(w, mirror);
-      return runChecks(mirror.db);
-    } finally {
-      await mirror.close();
-    }
-  };
-
   beforeAll(async () => {
     w = await startSyncWorld({
       seed: 'recon-night-purchase',
       merchants: 1,
       world: { cards: 60, transactions: 600, days: 20, anomaliesPerCode: 0 },
     });
-    cardId = (
-      w.t.sandbox.context.store.db
-        .prepare(
-          "SELECT card_id AS cardId FROM cards WHERE status = 'ACTIVE' AND balance_minor > 10000 LIMIT 1",
-        )
-        .get() as { cardId: string }
-    ).cardId;
+    cardId = activeCardAbove100(w);
     const synced = await w.sync({
       wrapApi: (api) =>
         withPause(api, async () => {
@@ -66,9 +72,9 @@ describe('a purchase made after the cards were read, during the sync', () => {
         }),
     });
     expect(synced.outcome).toBe('done');
-    first = await check();
+    first = await check(w);
     expect((await w.sync()).outcome).toBe('done');
-    second = await check();
+    second = await check(w);
   });
   afterAll(async () => w?.close());
 
@@ -114,29 +120,13 @@ describe('a PENDING refund completed after the cards were read, during the secon
   let second: CheckResults;
   let third: CheckResults;
 
-  const check = async (): Promise<CheckResults> => {
-    const mirror = w.openMirror();
-    try {
-      await importJournals(w, mirror);
-      return runChecks(mirror.db);
-    } finally {
-      await mirror.close();
-    }
-  };
-
   beforeAll(async () => {
     w = await startSyncWorld({
       seed: 'recon-night-refund',
       merchants: 1,
       world: { cards: 60, transactions: 600, days: 20, anomaliesPerCode: 0 },
     });
-    cardId = (
-      w.t.sandbox.context.store.db
-        .prepare(
-          "SELECT card_id AS cardId FROM cards WHERE status = 'ACTIVE' AND balance_minor > 10000 LIMIT 1",
-        )
-        .get() as { cardId: string }
-    ).cardId;
+    cardId = activeCardAbove100(w);
     const purchase = await w.t.control.post(`/_control/cards/${cardId}/transactions`, {
       type: 'PURCHASE',
       amount: '42.00',
@@ -164,9 +154,9 @@ describe('a PENDING refund completed after the cards were read, during the secon
         }),
     });
     expect(synced.outcome).toBe('done');
-    second = await check();
+    second = await check(w);
     expect((await w.sync()).outcome).toBe('done');
-    third = await check();
+    third = await check(w);
   });
   afterAll(async () => w?.close());
 
