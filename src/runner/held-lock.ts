@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
+import { keepLockFresh } from '../mirror/lock-heartbeat.js';
 import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
-
-const HEARTBEAT_MS = 15_000;
 
 /** The mirror lock as {@link withMirrorLock} hands it to its work. */
 export interface HeldLock {
@@ -27,16 +26,17 @@ export async function withMirrorLock<T>(
   if (lock.replaced)
     options.logger.warn({ previous: lock.replaced }, 'took over the lock of a run that had died');
   const lost = new AbortController();
-  const heartbeat = setInterval(() => {
-    if (lock.heartbeat()) return;
-    options.logger.error('another run took over the lock on this mirror; stopping');
-    lost.abort(new Error('lock lost'));
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
+  const stopHeartbeat = keepLockFresh(lock, {
+    logger: options.logger,
+    onLost: () => {
+      options.logger.error('another run took over the lock on this mirror; stopping');
+      lost.abort(new Error('lock lost'));
+    },
+  });
   try {
     return await work({ lock, lost: lost.signal });
   } finally {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     lock.release();
   }
 }

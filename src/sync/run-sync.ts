@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { keepLockFresh } from '../mirror/lock-heartbeat.js';
 import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
 import { createMirrorWriters } from '../mirror/mirror-writers.js';
 import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
@@ -42,8 +43,6 @@ export interface RunSyncOptions {
   readonly lock?: MirrorLock;
 }
 
-const HEARTBEAT_MS = 15_000;
-
 /**
  * Make the mirror equal to the upstream for every source: take the single-writer lock, record
  * the run, sync each merchant, record how it ended, release the lock. Upstream failures end
@@ -65,13 +64,14 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
   const lock = options.lock ?? acquireMirrorLock(options.db, { runId, now: clock });
   if (lock.replaced && !options.lock)
     logger.warn({ previous: lock.replaced }, 'took over the lock of a run that had died');
-  const heartbeat = setInterval(() => {
-    if (lock.heartbeat()) return;
-    // Another run decided this one was dead and took the lock: stop writing at once.
-    logger.error('another run took over the lock on this mirror; stopping');
-    stop.abort(new Error('lock lost'));
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
+  const stopHeartbeat = keepLockFresh(lock, {
+    logger,
+    onLost: () => {
+      // Another run decided this one was dead and took the lock: stop writing at once.
+      logger.error('another run took over the lock on this mirror; stopping');
+      stop.abort(new Error('lock lost'));
+    },
+  });
   const started = clock();
   writers.runs.start({
     runId,
@@ -152,7 +152,7 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     // exist (SQLite re-samples only what grew); left to the next run when stopped by a signal.
     if (!signal.aborted) refreshStatistics(options.db, logger);
     options.signal.removeEventListener('abort', forward);
-    clearInterval(heartbeat);
+    stopHeartbeat();
     if (!options.lock) lock.release();
   }
 }
