@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { CardIssuingClient, ClientConfigError } from '../api/index.js';
 import { ConfigError, type ConfigFlags, type JobConfig, loadJobConfig } from '../config/index.js';
 import { MirrorError } from '../mirror/mirror-error.js';
-import { type Mirror, openMirror } from '../mirror/open-mirror.js';
+import { type Mirror, type OpenMirrorOptions, openMirror } from '../mirror/open-mirror.js';
 import type { SyncSource } from '../sync/run-sync.js';
 import type { SyncSettings } from '../sync/sync-context.js';
 import type { CliIo } from './cli-io.js';
@@ -68,12 +68,17 @@ export function syncSettings(config: JobConfig): SyncSettings {
 
 /**
  * Open the mirror `file`, named by `origin` (`--db`, `CARDSYNC_DB`, the config file's `db`); a
- * file that cannot be opened or is newer than this cardsync is exit 2 naming `origin`, one whose
- * migration waited past the busy timeout on another writer is exit 5.
+ * file that cannot be opened, that this user cannot write (unless `options.writable` is false),
+ * or that is newer than this cardsync is exit 2 naming `origin`, one whose migration waited past
+ * the busy timeout on another writer is exit 5.
  */
-export function openMirrorOrExit(file: string, origin: string): Mirror {
+export function openMirrorOrExit(
+  file: string,
+  origin: string,
+  options: Pick<OpenMirrorOptions, 'writable'> = {},
+): Mirror {
   try {
-    return openMirror(file);
+    return openMirror(file, options);
   } catch (error) {
     if (isMirrorBusy(error)) throw mirrorBusyExit(error);
     if (error instanceof MirrorError)

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
@@ -29,6 +29,12 @@ export interface OpenMirrorOptions {
    * indexes of random keys, needs the pages it touches cached (see writer-thread.ts).
    */
   readonly cacheKiB?: number;
+  /**
+   * Whether the caller writes to the mirror (default true): a file or folder this user cannot
+   * write is then refused before anything is read. SQLite itself would open such a file read-only
+   * without a word, and fail at the first write, halfway through a command.
+   */
+  readonly writable?: boolean;
 }
 
 /**
@@ -54,12 +60,22 @@ const NEW_MIRROR_PAGE_SIZE = 16_384;
 /**
  * Open (or create) the mirror at `file`, in WAL mode so readers never block the writer nor wait
  * for it, and bring its schema up to date.
- * @throws MirrorError MIRROR_UNOPENABLE, MIRROR_TOO_NEW or MIRROR_MIGRATION_FAILED.
+ * @throws MirrorError MIRROR_UNOPENABLE, MIRROR_READ_ONLY, MIRROR_TOO_NEW or
+ *   MIRROR_MIGRATION_FAILED.
  */
 export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirror {
   let db: SqliteDatabase;
   try {
     mkdirSync(dirname(file), { recursive: true });
+  } catch (error) {
+    throw new MirrorError(
+      'MIRROR_UNOPENABLE',
+      `cannot open the mirror ${file}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  if (options.writable !== false) refuseReadOnly(file);
+  try {
     db = new Database(file);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
     // Only an empty file takes it: once written (and in WAL mode), the size is fixed.
@@ -108,5 +124,41 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
       `cannot open the mirror ${file}: ${(error as Error).message}`,
       { cause: error },
     );
+  }
+}
+
+/**
+ * Throw MIRROR_READ_ONLY when this user cannot write `file`, the `-wal` and `-shm` files beside
+ * it (a reader running as another user leaves them behind, owned by that user), or, since SQLite
+ * creates and removes those two, its folder. access(2) asks the kernel, so root may write
+ * anything, and a read-only file system is refused (EROFS).
+ */
+function refuseReadOnly(file: string): void {
+  const folder = dirname(file);
+  const paths: [string, string][] = [
+    [file, 'the file is'],
+    [`${file}-wal`, `the file ${file}-wal is`],
+    [`${file}-shm`, `the file ${file}-shm is`],
+    [folder, `its folder ${folder} is`],
+  ];
+  for (const [path, what] of paths) {
+    if (path !== folder && !existsSync(path)) continue;
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
+      const why = code === 'EROFS' ? 'on a read-only file system' : 'read-only for this user';
+      const hint =
+        path === folder
+          ? ', and SQLite keeps its -wal and -shm files beside the mirror'
+          : path === file
+            ? ''
+            : '; give this user write access to it (it may have been left by a reader running as another user)';
+      throw new MirrorError(
+        'MIRROR_READ_ONLY',
+        `cannot write the mirror ${file}: ${what} ${why} (${code})${hint}`,
+        { cause: error },
+      );
+    }
   }
 }

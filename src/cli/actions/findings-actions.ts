@@ -16,7 +16,8 @@ import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 
 /** The body of `cardsync findings list`: the open findings (all with `--all`). */
 export async function listFindingsAction(io: CliIo, flags: ListFindingsFlags): Promise<void> {
-  await withMirror(io, flags, (db) => {
+  // Only reads: a mirror this user may read but not write (an auditor's copy) will do.
+  await withMirror(io, flags, { writable: false }, (db) => {
     const rows = listFindings(db, { includeResolved: flags.all });
     io.stdout(flags.json ? `${JSON.stringify(rows)}\n` : formatList(rows));
   });
@@ -32,7 +33,7 @@ export async function ackFindingAction(
   const until = instant('--until', flags.until);
   const now = new Date().toISOString();
   if (until <= now) throw new UsageError(`--until: expected an instant after now, got ${until}`);
-  await withMirror(io, flags, (db) => {
+  await withMirror(io, flags, {}, (db) => {
     let acked: StoredFinding;
     try {
       acked = ackFinding(db, fingerprint, { reason: flags.reason, until, now });
@@ -53,12 +54,13 @@ export async function ackFindingAction(
 async function withMirror(
   io: CliIo,
   flags: MirrorFlags,
+  options: Parameters<typeof openMirrorOrExit>[2],
   work: (db: ReturnType<typeof openMirrorOrExit>['db']) => void,
 ): Promise<void> {
   const config = await loadConfig(io, { config: flags.config, db: flags.db }, false);
   if (!existsSync(config.db))
     throw new UsageError(`${config.origins.db}: no mirror at ${config.db}`);
-  const mirror = openMirrorOrExit(config.db, config.origins.db);
+  const mirror = openMirrorOrExit(config.db, config.origins.db, options);
   try {
     work(mirror.db);
   } catch (error) {
