@@ -42,7 +42,8 @@ export async function nightlyJob(
     // runNightly computed it with nightlyExitCode (see runOnce), so it is one of EXIT.
     outcome = { result, exitCode: result.exitCode as ExitCode, error: null };
   } catch (error) {
-    const mapped = jobExit(error);
+    // Until the sync has returned, a mirror that cannot be written leaves it incomplete (exit 4).
+    const mapped = jobExit(error, { file: config.db, syncing: synced === null });
     outcome = { result: null, exitCode: exitCodeOf(mapped), error: mapped };
   } finally {
     ceiling.stop();

@@ -15,6 +15,7 @@ import { registerScheduleCommand } from './commands/schedule-command.js';
 import { registerSyncCommand } from './commands/sync-command.js';
 import { errorJson } from './error-json.js';
 import { EXIT, type ExitCode, ExitError } from './exit-codes.js';
+import { mirrorFailureExit } from './mirror-failure-exit.js';
 
 /**
  * The `cardsync` command tree. Registering a command loads only its names, options and help;
@@ -86,9 +87,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Commander already printed its one-line message.
       return fail(EXIT.USAGE, error, error.message.replace(/^error: /, ''));
     }
-    if (error instanceof ExitError) {
-      io.stderr(`cardsync: ${error.message}\n`);
-      return fail(error.exitCode, error, error.message);
+    // A command that met the mirror's storage failing (a full disk importing orders, say) and
+    // did not say which mirror: one line saying so, not an internal error.
+    const exit = error instanceof ExitError ? error : mirrorFailureExit(error, { syncing: false });
+    if (exit) {
+      io.stderr(`cardsync: ${exit.message}\n`);
+      return fail(exit.exitCode, exit, exit.message);
     }
     const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
     io.stderr(`cardsync: ${message}\n`);

@@ -43,7 +43,7 @@ export async function reconcileJob(
       await mirror.close();
     }
   } catch (error) {
-    const mapped = jobExit(error);
+    const mapped = jobExit(error, { file: config.db, syncing: false });
     outcome = { result: null, exitCode: exitCodeOf(mapped), error: mapped };
   }
   recordMetrics(config.metricsFile, options.logger, {

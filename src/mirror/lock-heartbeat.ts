@@ -5,6 +5,19 @@ import type { MirrorLock } from './mirror-lock.js';
 export const HEARTBEAT_MS = 15_000;
 
 /**
+ * Release `lock`, logging a release the mirror refuses (a full disk) instead of throwing it over
+ * the run's own outcome or error: the holder is this process, so once it has ended the next run
+ * on this host replaces it (and one on another host after the heartbeat is stale).
+ */
+export function releaseLock(lock: MirrorLock, logger: Logger): void {
+  try {
+    lock.release();
+  } catch (error) {
+    logger.warn({ err: error }, 'could not release the mirror lock; the next run replaces it');
+  }
+}
+
+/**
  * Refresh `lock`'s heartbeat every {@link HEARTBEAT_MS} until the returned function is called;
  * `onLost` once another run has taken the lock over. A heartbeat the mirror refuses (another
  * writer past the busy timeout, a full disk) is logged and tried again at the next beat: the

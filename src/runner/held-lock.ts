@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { keepLockFresh } from '../mirror/lock-heartbeat.js';
+import { keepLockFresh, releaseLock } from '../mirror/lock-heartbeat.js';
 import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 
@@ -37,6 +37,6 @@ export async function withMirrorLock<T>(
     return await work({ lock, lost: lost.signal });
   } finally {
     stopHeartbeat();
-    lock.release();
+    releaseLock(lock, options.logger);
   }
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { keepLockFresh } from '../mirror/lock-heartbeat.js';
+import { keepLockFresh, releaseLock } from '../mirror/lock-heartbeat.js';
+import { mirrorFailureOf } from '../mirror/mirror-failure.js';
 import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
 import { createMirrorWriters } from '../mirror/mirror-writers.js';
 import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
@@ -46,7 +47,8 @@ export interface RunSyncOptions {
 /**
  * Make the mirror equal to the upstream for every source: take the single-writer lock, record
  * the run, sync each merchant, record how it ended, release the lock. Upstream failures end
- * in an outcome, never a throw; a mirror failure throws after marking the run `failed`.
+ * in an outcome, never a throw; a mirror failure throws after recording the run (`incomplete`
+ * when the mirror could not be written, as on a full disk: the next run resumes; else `failed`).
  * @throws MirrorError MIRROR_LOCKED when another run holds the lock.
  */
 export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
@@ -136,14 +138,24 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     });
     return result;
   } catch (error) {
-    writers.runs.finish({
-      runId,
-      finishedAt: isoTime(clock()),
-      outcome: 'failed',
-      exitCode: 1,
-      summary: merchants,
-      error: (error as Error).message,
-    });
+    // A mirror that could not be written (a full disk) left the sync incomplete: what landed is
+    // committed with its progress, and the next run resumes. Anything else is a failure.
+    const unwritable = mirrorFailureOf(error)?.kind === 'unwritable';
+    logger.error({ err: error }, unwritable ? 'the mirror could not be written' : 'sync failed');
+    try {
+      writers.runs.finish({
+        runId,
+        finishedAt: isoTime(clock()),
+        outcome: unwritable ? 'incomplete' : 'failed',
+        exitCode: unwritable ? options.exitCodes.incomplete : 1,
+        summary: merchants,
+        error: (error as Error).message,
+      });
+    } catch (recording) {
+      // The disk may still be full: the error that stopped the run is the one to report, and
+      // the next run marks this one `crashed`.
+      logger.warn({ err: recording }, 'could not record how the run ended');
+    }
     throw error;
   } finally {
     await writerThread.close();
@@ -153,7 +165,7 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     if (!signal.aborted) refreshStatistics(options.db, logger);
     options.signal.removeEventListener('abort', forward);
     stopHeartbeat();
-    if (!options.lock) lock.release();
+    if (!options.lock) releaseLock(lock, logger);
   }
 }
 

@@ -1,9 +1,82 @@
-import { chmodSync, chownSync, copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliProcess, unprivilegedUser } from '../support/cli-process.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/mirror/open-mirror.js';
+import { CLI, type CliResult, runCliProcess, unprivilegedUser } from '../support/cli-process.js';
+import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
+
+/**
+ * Run the CLI with its files limited to `kib` KiB (RLIMIT_FSIZE, `ulimit -f`, which counts
+ * 512-byte blocks in a POSIX sh): a write past it fails with EFBIG (node ignores SIGXFSZ), as a
+ * write to a full disk fails with ENOSPC. The mirror's WAL is the file that grows.
+ */
+async function runLimited(args: readonly string[], env: Record<string, string>, kib: number) {
+  const child = spawn(
+    'sh',
+    ['-c', `ulimit -f ${kib * 2} && exec "$0" "$@"`, process.execPath, CLI, ...args],
+    { env: { ...process.env, ...env }, stdio: 'pipe' },
+  );
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr } satisfies CliResult;
+}
+
+/** Room for the run's first commits (pages of 16 KiB), not for the world's whole history. */
+const LIMIT_KIB = 800;
+
+/** `PRAGMA integrity_check` of the mirror: `['ok']` when it is intact. */
+function integrity(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.pragma('integrity_check', { simple: false }) as unknown as string[];
+  } finally {
+    db.close();
+  }
+}
+
+/** The transactions the mirror holds. */
+function transactionCount(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM transactions').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+/** The failed runs' rows: how the mirror recorded them. */
+function lastRun(file: string): unknown {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db
+      .prepare('SELECT command, outcome, exit_code AS exitCode FROM sync_runs ORDER BY rowid DESC')
+      .get();
+  } finally {
+    db.close();
+  }
+}
 
 /** The rows of `sync_runs` and the holder of the lock: what a run that changed nothing leaves. */
 function runRecord(file: string): unknown {
@@ -27,10 +100,77 @@ describe('a mirror whose environment fails', () => {
   beforeAll(async () => {
     f = await startJobFixture({
       seed: 'mirror-env',
-      world: { cards: 12, transactions: 600, days: 30, anomaliesPerCode: 0 },
+      world: { cards: 20, transactions: 3000, days: 30, anomaliesPerCode: 0 },
     });
   });
   afterAll(async () => f?.close());
+  beforeEach(() => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${f.db}${suffix}`, { force: true });
+    rmSync(f.reportsDir, { recursive: true, force: true });
+  });
+
+  it('exits 4 when the mirror cannot be written mid-sync (a full disk), and the next run completes it exactly', async () => {
+    // Migrated first, so the limit bites while the sync lands its rows, not while it migrates.
+    await openMirror(f.db).close();
+    const limited = await runLimited(['run', '--json'], f.env, LIMIT_KIB);
+    expect(limited.code, limited.stderr).toBe(4);
+    expect(messageLines(limited.stderr)).toEqual([
+      expect.stringMatching(
+        /^cardsync: sync incomplete: cannot write the mirror .*mirror\.sqlite: disk I\/O error \(SQLITE_IOERR_WRITE\); what was landed is committed, and the next run resumes once the mirror can be written \(disk space, file size limit\)$/,
+      ),
+    ]);
+    expect(limited.stderr).not.toMatch(/^\s+at /m);
+    expect(JSON.parse(limited.stdout)).toMatchObject({
+      exitCode: 4,
+      outcome: 'sync_incomplete',
+      error: { code: 'SQLITE_IOERR_WRITE' },
+    });
+    expect(lastRun(f.db)).toEqual({ command: 'run', outcome: 'incomplete', exitCode: 4 });
+    expect(integrity(f.db)).toEqual([{ integrity_check: 'ok' }]);
+    // It stopped mid-sync: some of the history had landed, not all.
+    const landed = transactionCount(f.db);
+    expect(landed).toBeGreaterThan(0);
+    expect(landed).toBeLessThan(
+      f.t.sandbox.context.store.db
+        .prepare('SELECT count(*) FROM transactions WHERE posted = 1')
+        .pluck()
+        .get() as number,
+    );
+    // Nothing reconciled: no report of a mirror the run could not finish writing.
+    expect(existsSync(f.reportsDir) ? readdirSync(f.reportsDir) : []).toEqual([]);
+    const again = await runLimited(['sync'], f.env, LIMIT_KIB);
+    expect(again.code, again.stderr).toBe(4);
+
+    const fixed = await runCliProcess(['run'], f.env);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(compareMirror(f.t.sandbox, f.db)).toEqual(NO_DIFFERENCES);
+    expect(integrity(f.db)).toEqual([{ integrity_check: 'ok' }]);
+  }, 60_000);
+
+  it('names a mirror found damaged mid-run, with what to do, instead of an internal error', async () => {
+    const first = await runCliProcess(['sync'], f.env);
+    expect(first.code, first.stderr).toBe(0);
+    // Overwrite the root page of the transactions table: the file still opens and migrates.
+    const db = new Database(f.db, { readonly: true });
+    const page = db
+      .prepare("SELECT min(pageno) FROM dbstat WHERE name = 'transactions'")
+      .pluck()
+      .get() as number;
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const fd = openSync(f.db, 'r+');
+    writeSync(fd, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (page - 1) * pageSize);
+    closeSync(fd);
+    for (const args of [['sync'], ['run']]) {
+      const result = await runCliProcess(args, f.env);
+      expect(result.code, result.stderr).toBe(1);
+      expect(messageLines(result.stderr)).toEqual([
+        expect.stringMatching(
+          /^cardsync: the mirror .*mirror\.sqlite is damaged: database disk image is malformed \(SQLITE_CORRUPT\); check it with sqlite3 .*PRAGMA integrity_check.*, then restore it from a backup or move it aside \(with its -wal and -shm files\) for the next run to sync afresh$/,
+        ),
+      ]);
+    }
+  }, 60_000);
 
   // Root passes every permission check: the CLI runs as nobody then, owning the test's files.
   const runAs = unprivilegedUser();

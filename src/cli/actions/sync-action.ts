@@ -9,6 +9,7 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { startHeapCeiling } from '../heap-ceiling.js';
 import { buildSources, loadConfig, openMirrorOrExit, syncSettings } from '../job-setup.js';
 import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
+import { mirrorFailureExit } from '../mirror-failure-exit.js';
 import { refusedKeyMessage } from '../refused-key.js';
 import { formatSyncSummary } from '../sync-summary.js';
 import { TerminalProgress } from '../terminal-progress.js';
@@ -65,7 +66,7 @@ async function syncFromFlags(
       if (error instanceof MirrorError && error.code === 'MIRROR_LOCKED')
         throw new ExitError(EXIT.LOCKED, error.message, { cause: error });
       if (isMirrorBusy(error)) throw mirrorBusyExit(error);
-      throw error;
+      throw mirrorFailureExit(error, { file: config.db, syncing: true }) ?? error;
     } finally {
       await mirror.close();
     }
