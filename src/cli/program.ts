@@ -15,7 +15,6 @@ import { registerScheduleCommand } from './commands/schedule-command.js';
 import { registerSyncCommand } from './commands/sync-command.js';
 import { errorJson } from './error-json.js';
 import { EXIT, type ExitCode, ExitError } from './exit-codes.js';
-import { mirrorFailureExit } from './mirror-failure-exit.js';
 
 /**
  * The `cardsync` command tree. Registering a command loads only its names, options and help;
@@ -89,7 +88,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     // A command that met the mirror's storage failing (a full disk importing orders, say) and
     // did not say which mirror: one line saying so, not an internal error.
-    const exit = error instanceof ExitError ? error : mirrorFailureExit(error, { syncing: false });
+    // Loaded only here: `--help` and the commands that never open the mirror stay light.
+    const exit =
+      error instanceof ExitError
+        ? error
+        : (await import('./mirror-failure-exit.js')).mirrorFailureExit(error, { syncing: false });
     if (exit) {
       io.stderr(`cardsync: ${exit.message}\n`);
       return fail(exit.exitCode, exit, exit.message);
