@@ -127,9 +127,9 @@ describe('a mirror whose environment fails', () => {
     });
     expect(lastRun(f.db)).toEqual({ command: 'run', outcome: 'incomplete', exitCode: 4 });
     expect(integrity(f.db)).toEqual([{ integrity_check: 'ok' }]);
-    // It stopped mid-sync: some of the history had landed, not all.
+    // It stopped while landing the history: not all of it is in. How much landed first depends
+    // on which windows finished first (a batch of several may not fit under the limit at all).
     const landed = transactionCount(f.db);
-    expect(landed).toBeGreaterThan(0);
     expect(landed).toBeLessThan(
       f.t.sandbox.context.store.db
         .prepare('SELECT count(*) FROM transactions WHERE posted = 1')
