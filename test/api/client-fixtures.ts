@@ -24,7 +24,7 @@ export function recordingSleep(): RecordingSleep {
   };
 }
 
-/** Log lines captured in memory from a real pino logger at debug (the project's redaction on). */
+/** Log lines captured in memory from a real pino logger (the project's redaction on). */
 export interface CapturedLog {
   readonly logger: Logger;
   /** Every line written so far, as text. */
@@ -33,8 +33,8 @@ export interface CapturedLog {
   lines(): Record<string, unknown>[];
 }
 
-/** A debug-level logger writing into memory. */
-export function capturedLog(): CapturedLog {
+/** A logger writing into memory, at `level` (debug unless told). */
+export function capturedLog(level = 'debug'): CapturedLog {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -42,7 +42,7 @@ export function capturedLog(): CapturedLog {
       done();
     },
   });
-  const logger = createLogger({ level: 'debug', destination: stream });
+  const logger = createLogger({ level, destination: stream });
   return {
     logger,
     text: () => chunks.join(''),

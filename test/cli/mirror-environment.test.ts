@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import {
   chmodSync,
   chownSync,
@@ -15,7 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
-import { CLI, type CliResult, runCliProcess, unprivilegedUser } from '../support/cli-process.js';
+import { CLI, finished, runCliProcess, unprivilegedUser } from '../support/cli-process.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
 
@@ -30,17 +29,7 @@ async function runLimited(args: readonly string[], env: Record<string, string>, 
     ['-c', `ulimit -f ${kib * 2} && exec "$0" "$@"`, process.execPath, CLI, ...args],
     { env: { ...process.env, ...env }, stdio: 'pipe' },
   );
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr } satisfies CliResult;
+  return finished(child);
 }
 
 /** Room for the run's first commits (pages of 16 KiB), not for the world's whole history. */

@@ -1,32 +1,11 @@
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/log/logger.js';
 import { readHolder } from '../../src/mirror/mirror-lock.js';
 import { withMirrorLock } from '../../src/runner/held-lock.js';
 import { runSync } from '../../src/sync/run-sync.js';
+import { capturedLog } from '../api/client-fixtures.js';
 import { useTempMirrors } from '../mirror/mirror-fixtures.js';
 
 const temp = useTempMirrors();
-
-/** A logger writing into memory, and its lines parsed. */
-function capture() {
-  const chunks: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(String(chunk));
-      done();
-    },
-  });
-  return {
-    logger: createLogger({ level: 'warn', destination }),
-    lines: () =>
-      chunks
-        .join('')
-        .split('\n')
-        .filter((line) => line.length > 0)
-        .map((line) => JSON.parse(line) as { msg: string; err?: { code?: string } }),
-  };
-}
 
 const EXIT_CODES = { done: 0, unauthorized: 3, incomplete: 4, interrupted: 4 };
 
@@ -43,7 +22,7 @@ describe('the mirror lock heartbeat', () => {
 
   it('logs a heartbeat the mirror refused and keeps the run and its lock (withMirrorLock)', async () => {
     const { db } = temp.open();
-    const log = capture();
+    const log = capturedLog('warn');
     const result = await withMirrorLock({ db, runId: 'hb-run', logger: log.logger }, () => {
       // Writes refused, as on a full disk or a read-only file: the heartbeat fails.
       db.pragma('query_only = 1');
@@ -67,7 +46,7 @@ describe('the mirror lock heartbeat', () => {
 
   it('logs a heartbeat the mirror refused and keeps the run and its lock (runSync)', async () => {
     const { db } = temp.open();
-    const log = capture();
+    const log = capturedLog('warn');
     const synced = runSync({
       db,
       sources: [],

@@ -60,8 +60,8 @@ export async function runCliProcess(
   }
 }
 
-/** The output and exit code of `child`, once it has ended. */
-async function finished(child: ChildProcessWithoutNullStreams): Promise<CliResult> {
+/** The output and exit code of `child` (stdio piped), once it has ended. */
+export async function finished(child: ChildProcessWithoutNullStreams): Promise<CliResult> {
   child.stdin.end();
   let stdout = '';
   let stderr = '';
