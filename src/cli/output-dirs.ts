@@ -9,6 +9,7 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileKind } from '../config/file-kind.js';
 import type { JobConfig } from '../config/index.js';
 import { UsageError } from './exit-codes.js';
 
@@ -45,19 +46,11 @@ function writable(key: string, dir: string): void {
 
 /** What `file` is when it exists and is not a regular file (`FIFO`, `folder`...), else undefined. */
 function notRegular(file: string): string | undefined {
-  let stats: ReturnType<typeof statSync>;
   try {
-    stats = statSync(file);
+    return fileKind(statSync(file));
   } catch {
     return undefined; // missing, or not reachable: the folder check names the problem
   }
-  if (stats.isFile()) return undefined;
-  if (stats.isDirectory()) return 'folder';
-  if (stats.isFIFO()) return 'FIFO';
-  if (stats.isCharacterDevice()) return 'character device';
-  if (stats.isBlockDevice()) return 'block device';
-  if (stats.isSocket()) return 'socket';
-  return 'special file';
 }
 
 /**

@@ -1,14 +1,7 @@
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { fileKind } from './file-kind.js';
 import { SettingFileError } from './setting-file-error.js';
-
-function kindOf(stats: Stats): string {
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  if (stats.isSocket()) return 'a socket';
-  return 'a special file';
-}
 
 /**
  * The UTF-8 text of the regular file at `path` (absolute; a symbolic link is followed), of at
@@ -31,8 +24,8 @@ export async function readSettingFile(path: string, maxBytes: number): Promise<s
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new SettingFileError('EISDIR', undefined);
-    if (!stats.isFile())
-      throw new SettingFileError(undefined, `${kindOf(stats)}, not a regular file`);
+    const kind = fileKind(stats);
+    if (kind !== undefined) throw new SettingFileError(undefined, `a ${kind}, not a regular file`);
     if (stats.size > maxBytes)
       throw new SettingFileError(undefined, `larger than ${maxBytes} bytes`);
     return await handle.readFile('utf8');
