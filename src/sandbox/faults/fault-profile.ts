@@ -1,20 +1,29 @@
-import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { readSettingFile } from '../../config/read-setting-file.js';
+import { SettingFileError } from '../../config/setting-file-error.js';
 import { FaultConfigError } from './fault-config-error.js';
 import type { FaultRule } from './fault-rule.js';
 import { parseFaultRules } from './parse-fault-rules.js';
 
+/** A profile is a list of rules: a megabyte is far beyond any real one. */
+const MAX_PROFILE_BYTES = 1_048_576;
+
 /**
  * Read a fault profile: a JSON file `{"rules": [...]}` whose rules follow docs/sandbox.md.
  * @example const rules = await loadFaultProfile('faults.json'); await startSandbox({ faults: rules, logger });
- * @throws FaultConfigError FAULT_PROFILE_UNREADABLE (missing file, not JSON) or FAULT_RULE_INVALID
+ * The file is read as configuration files are ({@link readSettingFile}): a FIFO or a device is
+ * refused rather than read, so a profile path mistyped as `/dev/stdin` or a pipe cannot hold the
+ * sandbox's start-up.
+ * @throws FaultConfigError FAULT_PROFILE_UNREADABLE (missing file, not a regular file, not JSON) or FAULT_RULE_INVALID
  * (each problem naming its field, e.g. `rules[0].retryAfterSeconds must be >= 0`).
  */
 export async function loadFaultProfile(path: string): Promise<FaultRule[]> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readSettingFile(resolve(path), MAX_PROFILE_BYTES);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'read failed';
+    if (!(error instanceof SettingFileError)) throw error;
+    const reason = error.errno ?? error.problem;
     throw new FaultConfigError('FAULT_PROFILE_UNREADABLE', [`cannot read the file (${reason})`], {
       cause: error,
     });

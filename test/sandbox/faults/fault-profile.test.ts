@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,4 +147,20 @@ describe('fault lab: profile files', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read the file (ENOENT)');
   });
+
+  it('cardsync sandbox --faults refuses a FIFO or a device instead of waiting on it', async () => {
+    const fifo = file('profile-pipe');
+    execFileSync('mkfifo', [fifo]);
+    for (const [path, kind] of [
+      [fifo, 'a FIFO'],
+      ['/dev/zero', 'a character device'],
+    ] as const) {
+      const result = await runCliProcess(['sandbox', '--faults', path], {}, { timeoutMs: 10_000 });
+      expect(result.code, `${result.stderr} (null: killed after hanging)`).toBe(2);
+      expect(result.stderr).toContain(
+        `--faults ${path}: cannot read the file (${kind}, not a regular file)`,
+      );
+      expect(result.stdout).toBe('');
+    }
+  }, 30_000);
 });
