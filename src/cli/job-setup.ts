@@ -31,6 +31,7 @@ export function buildSources(
   const clients: CardIssuingClient[] = [];
   try {
     const sources = config.merchants.map((merchant) => {
+      if (merchant.keyWarning) logger.warn({ source: merchant.name }, merchant.keyWarning);
       const client = new CardIssuingClient({
         baseUrl: merchant.baseUrl,
         apiKey: merchant.apiKey,

@@ -28,6 +28,7 @@ export async function openMerchantSession(
   const config = await loadConfig(io, configFlagsOf(flags), true);
   const merchant = pickMerchant(config.merchants, flags.merchant);
   const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
+  if (merchant.keyWarning) logger.warn({ source: merchant.name }, merchant.keyWarning);
   let api: CardIssuingClient;
   try {
     api = new CardIssuingClient({

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error.js';
-import { readSettingFile } from './read-setting-file.js';
+import { readSettingFileAndMode } from './read-setting-file.js';
 import { SettingFileError } from './setting-file-error.js';
 
 /** A key file larger than this is not a key file (a mirror or a log named by mistake). */
@@ -30,8 +30,19 @@ function checkedKey(key: string, text: string, where: string): string {
   return trimmed;
 }
 
+/** A key file as read: the key, and whether any user of the host may read it too. */
+export interface KeyFile {
+  readonly apiKey: string;
+  /** True when the file's mode lets every user read it (`o+r`, as 0644 does). */
+  readonly worldReadable: boolean;
+}
+
 /**
  * The key held by the file at `path` (absolute).
+ *
+ * A file every user may read is still read (the job's user may have no say over it), and
+ * `worldReadable` says so for a warning. A group may read it: a key owned by root and readable by
+ * the service's group (0640) is the usual way to hand one to a service account.
  *
  * Only a regular file is read (see {@link readSettingFile}): a FIFO or a device is refused.
  * Messages name `key` and the reason, never `path`: a key pasted by mistake where its file's
@@ -39,13 +50,14 @@ function checkedKey(key: string, text: string, where: string): string {
  * Node's error repeats the path.
  *
  * @example
- * const apiKey = await readKeyFile('CARDSYNC_API_KEY_FILE', '/etc/cardsync/eu.key');
+ * const { apiKey } = await readKeyFile('CARDSYNC_API_KEY_FILE', '/etc/cardsync/eu.key');
  * @throws ConfigError naming `key` when the file cannot be read or holds no key.
  */
-export async function readKeyFile(key: string, path: string): Promise<string> {
+export async function readKeyFile(key: string, path: string): Promise<KeyFile> {
   let text: string;
+  let mode: number;
   try {
-    text = await readSettingFile(path, MAX_KEY_FILE_BYTES);
+    ({ text, mode } = await readSettingFileAndMode(path, MAX_KEY_FILE_BYTES));
   } catch (error) {
     if (!(error instanceof SettingFileError)) throw error;
     const why =
@@ -54,7 +66,10 @@ export async function readKeyFile(key: string, path: string): Promise<string> {
         : `the file it names is ${error.problem}`;
     throw new ConfigError(key, `expected a readable key file, ${why}`);
   }
-  return checkedKey(key, text, 'the key file it names');
+  return {
+    apiKey: checkedKey(key, text, 'the key file it names'),
+    worldReadable: (mode & 0o004) !== 0,
+  };
 }
 
 /**

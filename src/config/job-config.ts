@@ -22,6 +22,11 @@ export interface MerchantSource {
    * `CARDSYNC_US_KEY (merchants[1].apiKeyEnv)`. Never the key, nor a key file's path.
    */
   readonly keyOrigin: string;
+  /**
+   * Why the key's file is a risk, to log as a warning each time it is read: it can be read by
+   * every user of the host. Names the setting, never the path.
+   */
+  readonly keyWarning?: string;
   /** PEM text read from `caFile`: an extra trusted CA for the upstream's certificate. */
   readonly ca?: string;
   /** Absolute path of the CA file. */

@@ -116,6 +116,11 @@ function draftsFromFile(
   });
 }
 
+/** {@link MerchantSource.keyWarning} for a key file every user may read; never its path. */
+function worldReadableKey({ key }: KeySpec): string {
+  return `${key}: the key file it names can be read by every user of this host; make it readable by its owner (and group) only, e.g. chmod 600`;
+}
+
 /** {@link MerchantSource.keyOrigin} of `spec`. */
 function keyOrigin({ key, from, ref }: KeySpec): string {
   if (from === 'file') return `the file ${key} names`;
@@ -137,7 +142,8 @@ async function resolveDraft(draft: Draft, env: ConfigInputs['env']): Promise<Mer
     );
   }
   const { key, from, ref } = draft.apiKey;
-  const apiKey = from === 'file' ? await readKeyFile(key, ref) : keyFromEnv(key, env, ref);
+  const keyFile = from === 'file' ? await readKeyFile(key, ref) : undefined;
+  const apiKey = keyFile?.apiKey ?? keyFromEnv(key, env, ref);
   const merchantId = draft.merchantId;
   if (merchantId && !/^\S{1,128}$/.test(merchantId.value)) {
     throw new ConfigError(
@@ -152,6 +158,7 @@ async function resolveDraft(draft: Draft, env: ConfigInputs['env']): Promise<Mer
     baseUrl,
     keySource: `${from} ${ref}`,
     keyOrigin: keyOrigin(draft.apiKey),
+    ...(keyFile?.worldReadable ? { keyWarning: worldReadableKey(draft.apiKey) } : {}),
     ...(ca === undefined ? {} : { ca, caFile }),
     ...(merchantId ? { merchantId: merchantId.value } : {}),
   };

@@ -15,6 +15,20 @@ import { SettingFileError } from './setting-file-error.js';
  * @throws SettingFileError with the errno, or the problem of a file that is no regular file or is too large.
  */
 export async function readSettingFile(path: string, maxBytes: number): Promise<string> {
+  return (await readSettingFileAndMode(path, maxBytes)).text;
+}
+
+/**
+ * {@link readSettingFile}, with the file's permission bits (`0o640`) as they were when it was read.
+ *
+ * @example
+ * const { text, mode } = await readSettingFileAndMode('/etc/cardsync/eu.key', 65_536);
+ * @throws SettingFileError as {@link readSettingFile} does.
+ */
+export async function readSettingFileAndMode(
+  path: string,
+  maxBytes: number,
+): Promise<{ text: string; mode: number }> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -28,7 +42,7 @@ export async function readSettingFile(path: string, maxBytes: number): Promise<s
     if (kind !== undefined) throw new SettingFileError(undefined, `a ${kind}, not a regular file`);
     if (stats.size > maxBytes)
       throw new SettingFileError(undefined, `larger than ${maxBytes} bytes`);
-    return await handle.readFile('utf8');
+    return { text: await handle.readFile('utf8'), mode: stats.mode & 0o777 };
   } catch (error) {
     if (error instanceof SettingFileError) throw error;
     throw new SettingFileError((error as NodeJS.ErrnoException).code ?? 'unknown error', undefined);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,11 +137,38 @@ describe('cardsync sync on bad input', () => {
   it('reads the key from CARDSYNC_API_KEY_FILE', async () => {
     const keyFile = join(dir, 'key');
     await writeFile(keyFile, `${good.CARDSYNC_API_KEY}\n`);
+    await chmod(keyFile, 0o640);
     const result = await runCliProcess(['sync', '--json'], {
       ...good,
       CARDSYNC_API_KEY: '',
       CARDSYNC_API_KEY_FILE: keyFile,
     });
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('can be read by every user');
+  });
+
+  it('warns, naming the setting and not the path, when every user can read the key file', async () => {
+    const keyFile = join(dir, 'open-key');
+    await writeFile(keyFile, `${good.CARDSYNC_API_KEY}\n`);
+    await chmod(keyFile, 0o644);
+    const result = await runCliProcess(['sync', '--json'], {
+      ...good,
+      CARDSYNC_API_KEY: '',
+      CARDSYNC_API_KEY_FILE: keyFile,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const warnings = result.stderr
+      .split('\n')
+      .filter((line) => line.includes('can be read by every user'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string; source: string });
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        level: 40,
+        source: 'default',
+        msg: expect.stringMatching(/^CARDSYNC_API_KEY_FILE: the key file it names .* chmod 600$/),
+      }),
+    ]);
+    expect(result.stderr).not.toContain(keyFile);
+    expect(result.stderr + result.stdout).not.toContain(good.CARDSYNC_API_KEY);
   });
 });
