@@ -265,6 +265,58 @@ describe('CARD_BALANCE_MISMATCH', () => {
       expect(lines(runOn(l, [CODE]))).toEqual([]);
     });
 
+    describe("transactions created within a second of the read (its stamp is the upstream clock's estimate)", () => {
+      const NEAR_READ =
+        'the difference is the effect of transactions created within a second of the balance read, which may have come before or after them: checked by the next run';
+
+      it('leaves a card to the next run when its balance already reflects one created just after the stamp', () => {
+        const l = ledger();
+        const card = l.issue(l.offering(), { amount: '100.00' });
+        // The true read came after the purchase: the stamp is 400 ms early.
+        card.activity({ amount: '7.00', createdAt: shift(READ_AT, 400) }, shift(READ_AT, 2_000));
+        card.write();
+        const results = runOn(l, [CODE]);
+        expect(lines(results)).toEqual([]);
+        expect(coverageOf(results, CODE).skipped).toContainEqual({
+          unit: 'cards',
+          reason: NEAR_READ,
+          count: 1,
+        });
+        // Read again later, the card is held to its whole ledger.
+        card.write({}, shift(READ_AT, DAY));
+        expect(lines(runOn(l, [CODE]))).toEqual([]);
+      });
+
+      it('leaves a card to the next run when its balance does not yet reflect one mirrored just before the stamp', () => {
+        const l = ledger();
+        const card = l.issue(l.offering(), { amount: '100.00' });
+        const before = l.text(card.balance);
+        // The true read came before the purchase: the stamp is 400 ms late.
+        card.activity({ amount: '7.00', createdAt: shift(READ_AT, -400) }, shift(READ_AT, -100));
+        card.write({ balance: before });
+        const results = runOn(l, [CODE]);
+        expect(lines(results)).toEqual([]);
+        expect(coverageOf(results, CODE).skipped).toContainEqual({
+          unit: 'cards',
+          reason: NEAR_READ,
+          count: 1,
+        });
+      });
+
+      it('still reports a difference they do not explain, or one explained by a transaction further away', () => {
+        const l = ledger();
+        const near = l.issue(l.offering(), { amount: '100.00' });
+        near.activity({ amount: '7.00', createdAt: shift(READ_AT, 400) }, shift(READ_AT, 2_000));
+        near.write({ balance: '95.00' });
+        const far = l.issue(l.offering(), { amount: '100.00' });
+        far.activity({ amount: '7.00', createdAt: shift(READ_AT, 1_500) }, shift(READ_AT, 2_000));
+        far.write();
+        expect(lines(runOn(l, [CODE]))).toEqual(
+          [`${CODE} cardId=${near.cardId}`, `${CODE} cardId=${far.cardId}`].sort(),
+        );
+      });
+    });
+
     it('counts a record mirrored before the read even if its createdAt is later (clock skew)', () => {
       const l = ledger();
       const card = l.issue(l.offering());

@@ -120,6 +120,29 @@ FROM (
 ) p
 JOIN transactions t ON t.transaction_id = p.transaction_id`;
 
+/**
+ * How far a card's `observed_at` may lie from the moment the upstream read its balance. The sync
+ * stamps reads on its estimate of the upstream's clock (src/api/upstream-clock.ts), within half a
+ * second of it, and within a round trip or so once answers have crossed a second; a step of the
+ * upstream's clock during the run restarts the estimate at half a second. One second covers both.
+ */
+const READ_STAMP_UNCERTAINTY_MS = 1000;
+
+/**
+ * The transactions of a card created within {@link READ_STAMP_UNCERTAINTY_MS} of its read, as a
+ * term that would correct the ledger if the read in fact came on the other side of them: the
+ * effect of one the ledger counts (it may not have posted yet when the balance was read), the
+ * negated effect of one it leaves out (it may have). Those mirrored after the read although
+ * created before it are {@link MIRRORED_AFTER_READ}'s.
+ */
+const CREATED_NEAR_READ = `
+SELECT CASE WHEN ${visibleAtReadSql('t.created_at', 't.first_seen_at', '@observedAt')}
+            THEN ${transactionEffectSql('t')} ELSE -(${transactionEffectSql('t')}) END AS effect
+FROM transactions t
+WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
+  AND t.created_at BETWEEN @nearFrom AND @nearTo
+  AND NOT (t.created_at <= @observedAt AND t.first_seen_at > @observedAt)`;
+
 /** Terms (late postings, status changes) beyond which only leaving them all out is tried. */
 const MAX_SUBSET_TERMS = 10;
 
@@ -130,6 +153,10 @@ const POSTED_LATE_REASON =
 /** Why a card whose difference status changes after its read would explain is not judged this run. */
 const STATUS_CHANGED_REASON =
   'the difference is the effect of status changes first mirrored after the balance was read: checked by the next run';
+
+/** Why a card whose difference transactions created at about the time of its read would explain is not judged this run. */
+const NEAR_READ_REASON =
+  'the difference is the effect of transactions created within a second of the balance read, which may have come before or after them: checked by the next run';
 
 /**
  * True when leaving some of `effects` out of `expected` gives `balance` (within `tolerance`):
@@ -161,7 +188,8 @@ function explainedByLatePostings(
  * order outcome created after that read and not mirrored before it is left to the next run.
  * So is a card whose difference is exactly the effect of some transactions created before the
  * read but first mirrored after it (the upstream may have posted them after the read), or of
- * some status changes first mirrored after it (the read may have come before them).
+ * some status changes first mirrored after it (the read may have come before them), or of some
+ * transactions created within a second of it (the read's stamp is that close to the truth).
  */
 export const cardBalanceMismatch: Check = {
   code: CODE,
@@ -173,16 +201,25 @@ export const cardBalanceMismatch: Check = {
     const tolerance = settings.tolerances[CODE];
     const mirroredAfterRead = db.prepare(MIRRORED_AFTER_READ).pluck().safeIntegers(true);
     const statusChangedAfterRead = db.prepare(STATUS_CHANGED_AFTER_READ).pluck().safeIntegers(true);
+    const createdNearRead = db.prepare(CREATED_NEAR_READ).pluck().safeIntegers(true);
     const effectsOf = (
       statement: typeof mirroredAfterRead,
       c: { cardId: string; observedAt: string },
+      more: Record<string, string> = {},
     ): bigint[] =>
       (
-        statement.all({ cardId: c.cardId, merchantId, observedAt: c.observedAt }) as (
+        statement.all({ cardId: c.cardId, merchantId, observedAt: c.observedAt, ...more }) as (
           | bigint
           | null
         )[]
       ).filter((effect): effect is bigint => effect !== null && effect !== 0n);
+    const nearReadEffects = (c: { cardId: string; observedAt: string }): bigint[] => {
+      const read = Date.parse(c.observedAt);
+      return effectsOf(createdNearRead, c, {
+        nearFrom: new Date(read - READ_STAMP_UNCERTAINTY_MS).toISOString(),
+        nearTo: new Date(read + READ_STAMP_UNCERTAINTY_MS).toISOString(),
+      });
+    };
     // One pass over the candidates yields both the findings and the coverage.
     const rows = db
       .prepare(
@@ -225,16 +262,16 @@ export const cardBalanceMismatch: Check = {
       if (c.mismatch && c.status !== 'CANCELLED') {
         const balance = BigInt(c.balance);
         const late = effectsOf(mirroredAfterRead, c);
-        const reason = explainedByLatePostings(balance, expectedMinor, late, BigInt(tolerance))
+        const changed = [...late, ...effectsOf(statusChangedAfterRead, c)];
+        const explained = (effects: readonly bigint[]) =>
+          explainedByLatePostings(balance, expectedMinor, effects, BigInt(tolerance));
+        const reason = explained(late)
           ? POSTED_LATE_REASON
-          : explainedByLatePostings(
-                balance,
-                expectedMinor,
-                [...late, ...effectsOf(statusChangedAfterRead, c)],
-                BigInt(tolerance),
-              )
+          : explained(changed)
             ? STATUS_CHANGED_REASON
-            : null;
+            : explained([...changed, ...nearReadEffects(c)])
+              ? NEAR_READ_REASON
+              : null;
         if (reason !== null) {
           tally.skip('cards', reason).leaveOpen('cardId', [c.cardId]);
           continue;
