@@ -76,6 +76,41 @@ describe('ISSUANCE_FEE_MISMATCH', () => {
       [late.issueOrderNo, '3.00', '2.00'],
     ]);
   });
+
+  it.each([
+    // FEE record in another currency than the offering's 2.00 USD (200 cents): its minor
+    // units are no cents, equal (200 JPY) or not (3 JPY, which read '200' JPY due).
+    ['200', 'JPY'],
+    ['3', 'JPY'],
+    ['2.000', 'KWD'],
+  ])(
+    "leaves an issue whose FEE record is %s %s out: minor units of two currencies (the offering's is USD)",
+    (fee, currency) => {
+      const l = openLedger(temp);
+      const offering = l.offering({ issuanceFee: '2.00' });
+      const at = shift(HISTORY_AT, 2 * DAY);
+      const order = l.order({
+        kind: 'ISSUE',
+        offeringId: offering.id,
+        amount: '100.00',
+        submittedAt: at,
+      });
+      const cardId = 'card_other_currency';
+      l.transaction({
+        cardId,
+        tradeNo: order.orderNo as string,
+        type: 'FEE',
+        amount: fee,
+        currency,
+        createdAt: shift(at, 2_000),
+      });
+      const results = runOn(l, [CODE]);
+      expect(lines(results)).toEqual([]);
+      expect(coverageOf(results, CODE).skipped).toEqual([
+        { unit: 'orders', reason: "FEE record currency differs from the offering's", count: 1 },
+      ]);
+    },
+  );
 });
 
 describe('DEPOSIT_FEE_MISMATCH', () => {

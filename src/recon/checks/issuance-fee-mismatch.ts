@@ -15,6 +15,8 @@ candidates AS (
          CASE
            ${OUTCOME_REASONS}
            WHEN v.id IS NULL THEN 'offering not mirrored'
+           -- Minor units of two currencies: 200 JPY is no 2.00 USD, 2.000 KWD no 20.00 USD.
+           WHEN j.fee_currency IS NOT v.currency THEN 'FEE record currency differs from the offering''s'
            WHEN v.issuance_fee_minor IS NULL THEN 'offering issuance fee too precise for its currency'
          END AS reason
   FROM journal j
