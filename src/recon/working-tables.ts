@@ -46,7 +46,8 @@ export const CARD_TRANSACTIONS_TABLE = 'temp.recon_card_transactions';
  * (`repeats` > 0, what DUPLICATE_TRANSACTION reads). Over the PURCHASE, REFUND and REVERSAL rows:
  * `currency` (the greatest), `purchased` and `returned` (sums of `amount_minor`, 0 when none),
  * `returns` (how many REFUND and REVERSAL rows) and `unusable` (how many with no `amount_minor`).
- * `repeats` counts the rows with an `amount_minor` beyond the first of each type and amount.
+ * `repeats` counts the rows with an `amount_minor` beyond the first of each type, currency and
+ * amount.
  */
 export const TRADES_TABLE = 'temp.recon_trades';
 
@@ -139,7 +140,9 @@ const TRADES = [
           coalesce(sum(CASE WHEN type IN ('REFUND', 'REVERSAL') THEN amount_minor END), 0),
           sum(type IN ('REFUND', 'REVERSAL')) AS returns,
           sum(type IN ('PURCHASE', 'REFUND', 'REVERSAL') AND amount_minor IS NULL),
-          count(amount_minor) - count(DISTINCT type || ' ' || amount_minor) AS repeats
+          -- 10.00 USD and 1000 JPY are both 1000 minor units, and no repeat of one another.
+          count(amount_minor) - count(DISTINCT type || ' ' || currency || ' ' || amount_minor)
+            AS repeats
    FROM transactions NOT INDEXED
    WHERE merchant_id = @merchantId AND status <> 'DECLINED'
    GROUP BY card_id, trade_no

@@ -66,6 +66,17 @@ describe('DUPLICATE_TRANSACTION', () => {
       },
     ]);
   });
+  it('takes amounts in two currencies for two amounts, even with the same minor units', () => {
+    // 10.00 USD and 1000 JPY are both 1000 minor units, and no repeat of one another (the JPY
+    // row is a CURRENCY_MISMATCH of the USD card).
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const usd = card.activity({ amount: '10.00', createdAt: DAY2 });
+    card.activity({ amount: '1000', currency: 'JPY', createdAt: DAY2, tradeNo: usd.tradeNo });
+    card.activity({ amount: '10.00', currency: 'EUR', createdAt: DAY2, tradeNo: usd.tradeNo });
+    card.write();
+    expect(lines(runOn(l, [CODE]))).toEqual([]);
+  });
 });
 
 describe('OVER_REFUND', () => {

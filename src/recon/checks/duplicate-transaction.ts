@@ -15,7 +15,7 @@ const CANDIDATES = `candidates AS (
 
 /**
  * DUPLICATE_TRANSACTION: in a group of two or more non-DECLINED transactions with the same card,
- * type, `tradeNo` and amount, every member but the first (earliest `createdAt`, then smallest
+ * type, `tradeNo` and amount (minor units of one currency), every member but the first (earliest `createdAt`, then smallest
  * id) is a finding of its own. Only the trades with such a repeat (the working table `trades`,
  * `repeats` > 0) are read again and ordered.
  */
@@ -35,7 +35,7 @@ export const duplicateTransaction: Check = {
            FROM ${TRADES_TABLE} g CROSS JOIN transactions t
            WHERE g.repeats > 0 AND t.card_id = g.card_id AND t.merchant_id = @merchantId
              AND t.trade_no = g.trade_no AND t.status <> 'DECLINED' AND t.amount_minor IS NOT NULL
-           WINDOW same AS (PARTITION BY t.card_id, t.type, t.trade_no, t.amount_minor
+           WINDOW same AS (PARTITION BY t.card_id, t.type, t.trade_no, t.currency, t.amount_minor
                            ORDER BY t.created_at, t.transaction_id)
          )
          WHERE member > 1 ORDER BY transactionId`,
