@@ -44,10 +44,10 @@ export const CARD_TRANSACTIONS_TABLE = 'temp.recon_card_transactions';
  * Per card and `tradeNo`, the merchant's non-DECLINED transactions, for the trades with a REFUND
  * or REVERSAL (`returns` > 0, what OVER_REFUND reads) or with two rows of one type and amount
  * (`repeats` > 0, what DUPLICATE_TRANSACTION reads). Over the PURCHASE, REFUND and REVERSAL rows:
- * `currency` (the greatest), `purchased` and `returned` (sums of `amount_minor`, 0 when none),
- * `returns` (how many REFUND and REVERSAL rows) and `unusable` (how many with no `amount_minor`).
- * `repeats` counts the rows with an `amount_minor` beyond the first of each type, currency and
- * amount.
+ * `currency` (the greatest), `currencies` (how many different ones: the sums add minor units of
+ * each), `purchased` and `returned` (sums of `amount_minor`, 0 when none), `returns` (how many
+ * REFUND and REVERSAL rows) and `unusable` (how many with no `amount_minor`). `repeats` counts
+ * the rows with an `amount_minor` beyond the first of each type, currency and amount.
  */
 export const TRADES_TABLE = 'temp.recon_trades';
 
@@ -129,13 +129,14 @@ const CARD_TRANSACTIONS = [
 /** One grouped pass serves both checks that look at trades, rather than a `GROUP BY` each. */
 const TRADES = [
   `CREATE TABLE ${TRADES_TABLE} (
-     card_id TEXT NOT NULL, trade_no TEXT NOT NULL, currency TEXT, purchased INTEGER NOT NULL,
-     returned INTEGER NOT NULL, returns INTEGER NOT NULL, unusable INTEGER NOT NULL,
-     repeats INTEGER NOT NULL, PRIMARY KEY (card_id, trade_no)
+     card_id TEXT NOT NULL, trade_no TEXT NOT NULL, currency TEXT, currencies INTEGER NOT NULL,
+     purchased INTEGER NOT NULL, returned INTEGER NOT NULL, returns INTEGER NOT NULL,
+     unusable INTEGER NOT NULL, repeats INTEGER NOT NULL, PRIMARY KEY (card_id, trade_no)
    ) WITHOUT ROWID`,
   `INSERT INTO ${TRADES_TABLE}
    SELECT card_id, trade_no,
           max(CASE WHEN type IN ('PURCHASE', 'REFUND', 'REVERSAL') THEN currency END),
+          count(DISTINCT CASE WHEN type IN ('PURCHASE', 'REFUND', 'REVERSAL') THEN currency END),
           coalesce(sum(CASE WHEN type = 'PURCHASE' THEN amount_minor END), 0),
           coalesce(sum(CASE WHEN type IN ('REFUND', 'REVERSAL') THEN amount_minor END), 0),
           sum(type IN ('REFUND', 'REVERSAL')) AS returns,

@@ -151,6 +151,34 @@ describe('OVER_REFUND', () => {
     expect(coverageOf(results, CODE).examined).toEqual({ transactions: 8 });
   });
 
+  it('leaves out a trade whose purchases and refunds are in more than one currency, and says so', () => {
+    // 10.00 USD bought, 1500 JPY refunded: 1500 minor units are no more than 1000 of another
+    // currency. Nor is 10.00 USD refunded of a 10.000 KWD purchase any less.
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const usd = card.activity({ amount: '10.00', createdAt: DAY2 });
+    card.activity({
+      type: 'REFUND',
+      amount: '1500',
+      currency: 'JPY',
+      tradeNo: usd.tradeNo,
+      createdAt: shift(DAY2, HOUR),
+    });
+    const kwd = card.activity({ amount: '10.000', currency: 'KWD', createdAt: DAY2 });
+    card.activity({ type: 'REFUND', amount: '10.00', tradeNo: kwd.tradeNo, createdAt: DAY2 });
+    card.write();
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      {
+        unit: 'transactions',
+        reason:
+          'a purchase, refund or reversal of the trade is in another currency than the others (CURRENCY_MISMATCH)',
+        count: 2,
+      },
+    ]);
+  });
+
   it('works in a 3-decimal currency', () => {
     const l = openLedger(temp, { currency: 'BHD' });
     const card = l.issue(l.offering(), { amount: '500.000' });

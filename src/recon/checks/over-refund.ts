@@ -8,7 +8,8 @@ const CODE = 'OVER_REFUND';
 
 /**
  * OVER_REFUND: for a card and `tradeNo`, the non-DECLINED REFUND and REVERSAL amounts exceed
- * the non-DECLINED PURCHASE amounts (refunds split over several rows are summed). The trades
+ * the non-DECLINED PURCHASE amounts (refunds split over several rows are summed). A trade whose
+ * rows are in more than one currency is left out: their minor units do not add up. The trades
  * with a refund or reversal are the working table `trades`.
  */
 export const overRefund: Check = {
@@ -21,8 +22,8 @@ export const overRefund: Check = {
     // Sums of amounts come back as bigints: past 2^53 minor units a number would lose cents.
     const trades = db
       .prepare(
-        `SELECT card_id AS cardId, trade_no AS tradeNo, currency, purchased, returned, returns,
-                unusable
+        `SELECT card_id AS cardId, trade_no AS tradeNo, currency, currencies, purchased,
+                returned, returns, unusable
          FROM ${TRADES_TABLE} WHERE returns > 0 ORDER BY card_id, trade_no`,
       )
       .safeIntegers(true)
@@ -30,12 +31,16 @@ export const overRefund: Check = {
       cardId: string;
       tradeNo: string;
       currency: string;
+      currencies: bigint;
       purchased: bigint;
       returned: bigint;
       returns: bigint;
       unusable: bigint;
     }[];
-    const usable = trades.filter((t) => t.unusable === 0n);
+    const tooPrecise = trades.filter((t) => t.unusable !== 0n);
+    // Minor units of two currencies do not add up: 1500 JPY returned is not more than 10.00 USD.
+    const mixed = trades.filter((t) => t.unusable === 0n && t.currencies > 1n);
+    const usable = trades.filter((t) => t.unusable === 0n && t.currencies <= 1n);
     const findings = usable
       .filter((t) => t.returned - t.purchased > BigInt(tolerance))
       .map((t) => {
@@ -60,11 +65,16 @@ export const overRefund: Check = {
       .skip(
         'transactions',
         'a purchase, refund or reversal of the trade is too precise for its currency (PRECISION_VIOLATION)',
-        returns(trades) - returns(usable),
+        returns(tooPrecise),
+      )
+      .skip(
+        'transactions',
+        'a purchase, refund or reversal of the trade is in another currency than the others (CURRENCY_MISMATCH)',
+        returns(mixed),
       )
       .leaveOpen(
         ['cardId', 'tradeNo'],
-        trades.filter((t) => t.unusable !== 0n).map((t) => [t.cardId, t.tradeNo]),
+        [...tooPrecise, ...mixed].map((t) => [t.cardId, t.tradeNo]),
       )
       .outcome(CODE, merchantId, findings);
   },
