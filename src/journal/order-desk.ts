@@ -3,6 +3,7 @@ import type { CardIssuingClient, OrderResult } from '../api/index.js';
 import { UpstreamError } from '../api/upstream-error.js';
 import type { OrderKind } from '../contract/index.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import { isKnownCurrency } from '../money/currency.js';
 import {
   type CardOrder,
   describeCardOrder,
@@ -204,6 +205,12 @@ export class OrderDesk {
           'ORDER_INVALID',
           merchantOrderNo,
           `the currency of merchant ${this.#merchantId} is unknown; cannot check the amount`,
+        );
+      if (!isKnownCurrency(currency))
+        throw new OrderDeskError(
+          'ORDER_INVALID',
+          merchantOrderNo,
+          `amount: ${currency} is a currency whose exponent is unknown to cardsync; cannot check the amount`,
         );
       const checked = checkOrderAmount(order.amount, currency);
       if (!checked.ok)

@@ -338,6 +338,25 @@ describe('OrderDesk.submit', () => {
     expect(row(mo)).toBeUndefined();
   });
 
+  it('refuses an amount in a currency whose exponent is unknown as such, not as too precise', async () => {
+    const mo = orderNo('unknown-currency');
+    const { api, calls } = counted(client());
+    const unknown = new OrderDesk({ db: mirror.db, api, merchantId, currency: 'XTS' });
+    await expect(
+      unknown.submit(
+        { kind: 'DEPOSIT', cardId: activeCard, amount: '25.00' },
+        { merchantOrderNo: mo },
+      ),
+    ).rejects.toThrow(
+      expect.objectContaining({
+        code: 'ORDER_INVALID',
+        message: expect.stringMatching(/XTS.*exponent.*unknown|unknown.*XTS/),
+      }),
+    );
+    expect(row(mo)).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
+
   it('journals a 401 REJECTED UNAUTHORIZED and sends it afresh once the key is right', async () => {
     const mo = orderNo('key');
     const order: CardOrder = { kind: 'DEPOSIT', cardId: activeCard, amount: '2.00' };
