@@ -270,8 +270,11 @@ export class OrderDesk {
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       // A 401 proves only that this attempt was not taken; an earlier one of the same body may
-      // have been, so a resend refused for the key stays SUBMITTED.
-      const code = fresh || error.code !== 'UPSTREAM_UNAUTHORIZED' ? refusalCode(error) : undefined;
+      // have been (an earlier run's, or this call's own first attempt, whose answer was lost
+      // before the key was revoked), so such a 401 leaves the order SUBMITTED.
+      const earlierAttempt = !fresh || error.attempts > 1;
+      const code =
+        earlierAttempt && error.code === 'UPSTREAM_UNAUTHORIZED' ? undefined : refusalCode(error);
       if (code === undefined) {
         this.#logger?.warn(
           { merchantOrderNo, kind, err: error },

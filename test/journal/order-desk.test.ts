@@ -413,6 +413,42 @@ describe('OrderDesk.submit', () => {
     expect(row(mo)?.state).toBe('SUBMITTED');
     expect(await desk().settle(mo)).toMatchObject({ state: 'ACCEPTED', replayed: true });
   });
+
+  it('keeps a first sending SUBMITTED when its client retry is refused for the key after an attempt that may have been taken', async () => {
+    // The first attempt is taken and its answer lost; the key is revoked (rotated on the
+    // dashboard) while the client backs off, so its retry is answered 401. The 401 says nothing
+    // of the first attempt: journaling REJECTED UNAUTHORIZED would free the reference for
+    // another order and tell the operator the order was not taken.
+    const added = await t.control.post(`/_control/merchants/${merchantId}/keys`, {});
+    expect(added.status, added.text).toBe(201);
+    const doomed: string = added.body.apiKey;
+    let rotated = false;
+    const api = client({
+      apiKey: doomed,
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 },
+      sleep: async () => {
+        if (rotated) return;
+        rotated = true;
+        const answer = await t.control.post(`/_control/merchants/${merchantId}/keys/rotate`, {
+          apiKey: doomed,
+        });
+        expect(answer.status, answer.text).toBe(201);
+      },
+    });
+    await addFault({ kind: 'commit-then-drop', match: { operation: 'deposit' }, times: 1 });
+    const mo = orderNo('retry-401');
+    const order: CardOrder = { kind: 'DEPOSIT', cardId: activeCard, amount: '4.00' };
+    const outcome = await desk(api).submit(order, { merchantOrderNo: mo });
+    expect(upstreamOrders(mo)).toBe(1);
+    expect(outcome.error?.code).toBe('UPSTREAM_UNAUTHORIZED');
+    expect(outcome).toMatchObject({ state: 'SUBMITTED', errorCode: null });
+    expect(row(mo)).toMatchObject({ state: 'SUBMITTED', error_code: null });
+    expect(await desk().submit(order, { merchantOrderNo: mo })).toMatchObject({
+      state: 'ACCEPTED',
+      replayed: true,
+    });
+    expect(upstreamOrders(mo)).toBe(1);
+  });
 });
 
 describe('OrderDesk.settle', () => {
