@@ -1,5 +1,6 @@
 import type { MerchantSource } from '../config/index.js';
 import type { OrderOutcome } from '../journal/order-desk.js';
+import { isForgottenRefusal } from '../journal/order-refusal.js';
 import { EXIT, ExitError } from './exit-codes.js';
 import { refusedKeyMessage } from './refused-key.js';
 
@@ -40,8 +41,9 @@ export function acceptedLine(outcome: OrderOutcome): string {
 }
 
 /**
- * How a command ends for an order that was not accepted: a refusal exits 7 (3 for the key),
- * an unknown outcome 4 with the way to settle it (the same reference); undefined for an accepted order.
+ * How a command ends for an order that was not accepted: a refusal exits 7 (3 for the key) with
+ * the way forward (a new reference, or the same one when the upstream forgets the refusal), an
+ * unknown outcome 4 with the way to settle it (the same reference); undefined for an accepted order.
  */
 export function outcomeExit(
   outcome: OrderOutcome,
@@ -68,10 +70,13 @@ export function outcomeExit(
       EXIT.UNAUTHORIZED,
       `${refusedKeyMessage(merchant)}; ${kind} ${ref} was not taken (journaled REJECTED UNAUTHORIZED; run it again once the key is right)`,
     );
-  return new ExitError(
-    EXIT.REJECTED,
-    outcome.fromJournal
-      ? `${kind} ${ref} was refused by the upstream earlier: ${outcome.errorCode}; answered from the journal, nothing sent`
-      : `${kind} ${ref} refused by the upstream: ${outcome.errorCode}; journaled REJECTED${error ? ` (${error.message})` : ''}`,
-  );
+  const refused = outcome.fromJournal
+    ? `${kind} ${ref} was refused by the upstream earlier: ${outcome.errorCode}; answered from the journal, nothing sent`
+    : `${kind} ${ref} refused by the upstream: ${outcome.errorCode}; journaled REJECTED${error ? ` (${error.message})` : ''}`;
+  // The way forward depends on whether the upstream keeps the refusal against the reference:
+  // re-running the same command after a top-up would otherwise only repeat the refusal.
+  const next = isForgottenRefusal(outcome.errorCode ?? '')
+    ? `the upstream does not keep this refusal: correct the order and run it again, with --merchant-order-no ${ref} if you like`
+    : `the upstream keeps this refusal for ${ref}: once its cause is fixed, place the order again with a new --merchant-order-no (or none)`;
+  return new ExitError(EXIT.REJECTED, `${refused}; ${next}`);
 }

@@ -418,6 +418,47 @@ describe('cardsync cards reads, balance and offerings', () => {
   });
 });
 
+describe('cardsync cards orders refused', () => {
+  it('says what to do after a refusal: a new reference when the upstream keeps it, the same one when it does not', async () => {
+    // INSUFFICIENT_CARD_BALANCE is kept against the reference (reference-model section 1):
+    // re-running the same command after a top-up only answers the refusal again.
+    const kept = orderNo('kept-refusal');
+    const withdraw = ['cards', 'withdraw', card, '--amount', '1000000', '--merchant-order-no'];
+    const first = await cli([...withdraw, kept]);
+    const again = await cli([...withdraw, kept]);
+    for (const result of [first, again]) {
+      expect(result.code).toBe(7);
+      expect(messages(result.stderr)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `INSUFFICIENT_CARD_BALANCE.*; the upstream keeps this refusal for ${kept}: once its cause is fixed, place the order again with a new --merchant-order-no \\(or none\\)$`,
+          ),
+        ),
+      ]);
+    }
+    // HOLDER_REQUIRED is a 400: the reference is free again once the order is corrected. (This
+    // issues a second card, hence this test's place after the reads.)
+    const offerings = await t.merchants[0]!.get('/merchants/offerings');
+    const holderOffering = (offerings.body.data as { id: string; requiresHolder: boolean }[]).find(
+      (o) => o.requiresHolder,
+    )!.id;
+    const forgotten = orderNo('forgotten-refusal');
+    const issue = ['cards', 'issue', '--offering', holderOffering, '--amount', '100'];
+    const refused = await cli([...issue, '--merchant-order-no', forgotten]);
+    expect(refused.code).toBe(7);
+    expect(messages(refused.stderr)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `HOLDER_REQUIRED.*; the upstream does not keep this refusal: correct the order and run it again, with --merchant-order-no ${forgotten} if you like$`,
+        ),
+      ),
+    ]);
+    const corrected = await cli([...issue, '--holder', 'hold_1', '--merchant-order-no', forgotten]);
+    expect(corrected.code, corrected.stderr).toBe(0);
+    expect(journal(forgotten)).toMatchObject({ state: 'ACCEPTED' });
+  });
+});
+
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!condition()) {
