@@ -161,6 +161,26 @@ describe('cardsync cards on bad input', () => {
     expect(picked.code, picked.stderr).toBe(0);
     expect(JSON.parse(picked.stdout)).toMatchObject({ currency: 'USD' });
   });
+
+  it('orders settle without a mirror creates none: exit 2 when the merchant is unknown', async () => {
+    // No card yet and no CARDSYNC_MERCHANT_ID: a configuration error, and exit 2 changes nothing.
+    const unknown = await cli(['orders', 'settle'], { CARDSYNC_MERCHANT_ID: '' });
+    expect(unknown.code, unknown.stderr).toBe(2);
+    expect(messages(unknown.stderr)).toEqual([
+      expect.stringMatching(/^cardsync: CARDSYNC_MERCHANT_ID: /),
+    ]);
+    expect(existsSync(db)).toBe(false);
+    const missing = await cli(['orders', 'settle', '--merchant-order-no', 'never-sent']);
+    expect(missing.code, missing.stderr).toBe(2);
+    expect(messages(missing.stderr)).toEqual([
+      expect.stringMatching(/no journaled order has merchantOrderNo never-sent/),
+    ]);
+    expect(existsSync(db)).toBe(false);
+    const nothing = await cli(['orders', 'settle']);
+    expect(nothing.code, nothing.stderr).toBe(0);
+    expect(nothing.stdout).toBe('nothing to settle: no order is journaled SUBMITTED\n');
+    expect(existsSync(db)).toBe(false);
+  });
 });
 
 describe('cardsync cards orders, journaled', () => {

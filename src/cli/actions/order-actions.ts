@@ -180,27 +180,38 @@ function importExit(io: CliIo, error: unknown, merchantId: string, json: boolean
   return new ExitError(EXIT.USAGE, error.message, { cause: error });
 }
 
-/** The body of `cardsync orders settle`: resend the orders journaled SUBMITTED. */
+/**
+ * The body of `cardsync orders settle`: resend the orders journaled SUBMITTED. Without a mirror
+ * nothing is journaled, so none is created: an exit 2 (an unknown merchant, an unknown
+ * reference) must leave nothing behind, and "nothing to settle" has nothing to write.
+ */
 export async function settleOrdersAction(io: CliIo, flags: SettleFlags): Promise<void> {
   await withSession(io, flags, 'orders settle', async (session) => {
-    const mirror = openMirrorOrExit(session.config.db, session.config.origins.db);
+    const { db, origins } = session.config;
+    const mirror = existsSync(db) ? openMirrorOrExit(db, origins.db) : undefined;
     try {
-      const who = await journalMerchant(session, mirror.db, {
+      const who = await journalMerchant(session, mirror?.db, {
         needCurrency: false,
         signal: io.signal,
       });
-      const desk = new OrderDesk({
-        db: mirror.db,
-        api: session.api,
-        merchantId: who.merchantId,
-        logger: session.logger,
-      });
+      const desk =
+        mirror &&
+        new OrderDesk({
+          db: mirror.db,
+          api: session.api,
+          merchantId: who.merchantId,
+          logger: session.logger,
+        });
       const refs =
         flags.merchantOrderNo === undefined
-          ? desk.pending().map((row) => row.merchant_order_no)
+          ? (desk?.pending().map((row) => row.merchant_order_no) ?? [])
           : [flags.merchantOrderNo];
       const outcomes: OrderOutcome[] = [];
       for (const ref of refs) {
+        if (!desk)
+          throw new UsageError(
+            `${origins.db}: no journaled order has merchantOrderNo ${ref}: there is no mirror at ${db}`,
+          );
         const outcome = await desk.settle(ref, { signal: io.signal });
         outcomes.push(outcome);
         if (outcome.error?.code === 'UPSTREAM_UNAUTHORIZED' || io.signal.aborted) break;
@@ -219,7 +230,7 @@ export async function settleOrdersAction(io: CliIo, flags: SettleFlags): Promise
       if (left > 0)
         throw new ExitError(EXIT.SYNC_INCOMPLETE, `${left} order(s) not tried; run it again`);
     } finally {
-      await mirror.close();
+      await mirror?.close();
     }
   });
 }
