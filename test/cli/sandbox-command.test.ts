@@ -65,6 +65,21 @@ describe('cardsync sandbox', () => {
     for (const line of logs.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   });
 
+  it('takes --json, as every command does (job-interface.md): the same one JSON line, and an error object when it cannot start', async () => {
+    const cli = startCliProcess(['sandbox', '--json', '--log-level', 'silent']);
+    const info = JSON.parse(await cli.firstLine()) as { baseUrl: string; merchants: unknown[] };
+    expect(info.baseUrl).toMatch(/^https:\/\/localhost:\d+$/);
+    expect(info.merchants).toHaveLength(2);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited()).toBe(0);
+    const refused = await runCliProcess(['sandbox', '--json', '--merchants', '0']);
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      exitCode: 2,
+      error: { message: expect.stringMatching(/--merchants must be a whole number/) },
+    });
+  });
+
   it.each([
     [['sandbox', '--port', 'abc'], '--port must be a whole number from 0 to 65535'],
     [['sandbox', '--merchants', '0'], '--merchants must be a whole number from 1 to 100'],

@@ -28,6 +28,8 @@ export interface SandboxFlags {
   anomalies?: number | true;
   activityRate?: number;
   logLevel: string;
+  /** Accepted as every command accepts it; the line is JSON either way. */
+  json: boolean;
 }
 
 /** Planted findings per check code when `--anomalies` is given without a number. */
@@ -114,6 +116,9 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
       integerOption('--activity-rate', 1, 100_000),
     )
     .option('--log-level <level>', 'log level on stderr', logLevelOption('--log-level'), 'info')
+    // job-interface.md promises machine output with --json on every command; this one's line
+    // is JSON already, so a script that passes --json everywhere must not be refused here.
+    .option('--json', 'machine output: the same one JSON line (it is JSON either way)', false)
     .action(async (flags: SandboxFlags) => {
       const { sandboxAction } = await import('../actions/sandbox-action.js');
       await sandboxAction(io, flags);
