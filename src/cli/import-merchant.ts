@@ -25,21 +25,39 @@ export interface ImportMerchantInputs {
 }
 
 /**
- * Whose books an import is: `--merchant`, else the one merchant the configuration names (its
+ * Whose books an import is: `--merchant` (a merchant id, or the name of a configured merchant,
+ * which stands for its id), else the one merchant the configuration names (its
  * id from the file or CARDSYNC_MERCHANT_ID, or what the mirror learnt for it), else the one
  * merchant the mirror knows. Anything else is ambiguous or unknown: a usage error naming the
  * choices, since importing under the wrong merchant would corrupt its reconciliation.
  */
 export function chooseImportMerchant(inputs: ImportMerchantInputs): string {
   const expected = 'expected the merchant id whose books the file holds';
-  if (inputs.flag !== undefined) {
-    if (!/^\S{1,128}$/.test(inputs.flag))
-      throw new UsageError(
-        `--merchant: ${expected}, 1-128 characters without spaces, got ${JSON.stringify(inputs.flag)}`,
-      );
-    return inputs.flag;
-  }
   const { configured } = inputs;
+  if (inputs.flag !== undefined) {
+    const { flag } = inputs;
+    if (!/^\S{1,128}$/.test(flag))
+      throw new UsageError(
+        `--merchant: ${expected}, 1-128 characters without spaces, got ${JSON.stringify(flag)}`,
+      );
+    // The other commands' --merchant takes a configured name too: here a name taken as the id
+    // would journal the books under a merchant no sync ever sees, and the same file imported
+    // again under the real id would be refused as contradicting those rows.
+    const named = configured?.find((m) => m.name === flag);
+    const isId =
+      configured?.some((m) => m.merchantId === flag) ||
+      inputs.mirrored.some((m) => m.merchantId === flag);
+    if (!named || isId) return flag;
+    // CARDSYNC_MERCHANT_ID overrides the merchantId of a file naming one merchant only.
+    const id =
+      (configured?.length === 1 ? inputs.fromEnv : undefined) ??
+      named.merchantId ??
+      inputs.mirrored.find((m) => m.source === named.name)?.merchantId;
+    if (id !== undefined) return id;
+    throw new UsageError(
+      `--merchant: ${expected}; ${JSON.stringify(flag)} is the name of a configured merchant that has no merchantId and no sync has learnt it yet`,
+    );
+  }
   if (configured && configured.length > 1)
     throw new UsageError(
       `--merchant: ${expected}; the configuration names ${configured.length} merchants (${configured.map((m) => m.name).join(', ')})`,

@@ -236,3 +236,37 @@ describe('cardsync orders import without --merchant', () => {
     );
   });
 });
+
+describe('cardsync orders import --merchant naming a configured merchant', () => {
+  it('journals under the merchant id of the merchant the config file names so, never under its name', async () => {
+    const { env, db } = freshEnv();
+    const config = join(dir, 'named.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        merchants: [
+          { name: 'us', baseUrl: t.sandbox.baseUrl, apiKeyEnv: 'NOPE', merchantId: usd.merchantId },
+          { name: 'jp', baseUrl: t.sandbox.baseUrl, apiKeyEnv: 'NOPE' },
+        ],
+      }),
+    );
+    const named = await runCliProcess(
+      ['orders', 'import', usd.journalFile, '--config', config, '--merchant', 'us', '--json'],
+      env,
+    );
+    expect(named.code, named.stderr).toBe(0);
+    expect(JSON.parse(named.stdout).merchantId).toBe(usd.merchantId);
+    expect(orderCount(db, 'us')).toBe(0);
+    expect(orderCount(db, usd.merchantId)).toBe(dataRows(usd.journalFile));
+    // jp has no merchantId and no sync has learnt it: its name is no id to journal under.
+    const unknown = await runCliProcess(
+      ['orders', 'import', jpy.journalFile, '--config', config, '--merchant', 'jp'],
+      env,
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe(
+      'cardsync: --merchant: expected the merchant id whose books the file holds; "jp" is the name of a configured merchant that has no merchantId and no sync has learnt it yet',
+    );
+    expect(orderCount(db)).toBe(dataRows(usd.journalFile));
+  });
+});
