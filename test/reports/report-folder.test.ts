@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -12,6 +13,38 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pointLatest, stageReportFolder } from '../../src/reports/report-folder.js';
 import { writeFileAtomic } from '../../src/reports/write-file-atomic.js';
+import { finished } from '../support/cli-process.js';
+
+/** The built report writers, for a child process that cannot run the TypeScript sources. */
+const BUILT = new URL('../../dist/reports/', import.meta.url).href;
+
+/**
+ * Run `script` (an ES module with `reportFolder` and `fileAtomic`, the built writers, in scope)
+ * in a node whose files are limited to `kib` KiB (RLIMIT_FSIZE, `ulimit -f`, 512-byte blocks in a
+ * POSIX sh): a write across the limit writes what fits and returns that count without an error,
+ * as a write to a disk that fills up does; node ignores SIGXFSZ. Its stdout is parsed as JSON.
+ */
+async function runLimited(kib: number, script: string): Promise<unknown> {
+  const module = `const reportFolder = await import(${JSON.stringify(`${BUILT}report-folder.js`)});
+    const fileAtomic = await import(${JSON.stringify(`${BUILT}write-file-atomic.js`)});
+    ${script}`;
+  const child = spawn(
+    'sh',
+    [
+      '-c',
+      `ulimit -f ${kib * 2} && exec "$0" --input-type=module -e "$1"`,
+      process.execPath,
+      module,
+    ],
+    { stdio: 'pipe' },
+  );
+  const result = await finished(child);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/** A report file larger than the 16 KiB the limited writers may write. */
+const LARGE = 'x'.repeat(64 * 1024);
 
 const FILES = new Map([
   ['discrepancies.csv', 'check\r\n'],
@@ -50,6 +83,23 @@ describe('report folders', () => {
     expect(() => stageReportFolder(dir, 'r2', bad)).toThrow(
       expect.objectContaining({ code: 'REPORT_WRITE_FAILED' }),
     );
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('fails, and leaves nothing, when a file reaches the disk only in part (a disk that fills up)', async () => {
+    const outcome = await runLimited(
+      16,
+      `try {
+        reportFolder.stageReportFolder(${JSON.stringify(dir)}, 'r2', new Map([['discrepancies.csv', ${JSON.stringify(LARGE)}]])).publish();
+        console.log(JSON.stringify({ code: null }));
+      } catch (error) {
+        console.log(JSON.stringify({ code: error.code, message: error.message }));
+      }`,
+    );
+    expect(outcome).toEqual({
+      code: 'REPORT_WRITE_FAILED',
+      message: expect.stringMatching(/^cannot write the report folder .*r2: EFBIG: file too large/),
+    });
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -128,5 +178,22 @@ describe('writeFileAtomic', () => {
     writeFileAtomic(file, 'a 2\n');
     expect(readFileSync(file, 'utf8')).toBe('a 2\n');
     expect(readdirSync(join(dir, 'textfile'))).toEqual(['cardsync.prom']);
+  });
+
+  it('keeps the old file, and leaves no temporary one, when the new one reaches the disk only in part', async () => {
+    const file = join(dir, 'cardsync.prom');
+    writeFileAtomic(file, 'a 1\n');
+    const outcome = await runLimited(
+      16,
+      `try {
+        fileAtomic.writeFileAtomic(${JSON.stringify(file)}, ${JSON.stringify(LARGE)});
+        console.log(JSON.stringify({ code: null }));
+      } catch (error) {
+        console.log(JSON.stringify({ code: error.code }));
+      }`,
+    );
+    expect(outcome).toEqual({ code: 'EFBIG' });
+    expect(readFileSync(file, 'utf8')).toBe('a 1\n');
+    expect(readdirSync(dir)).toEqual(['cardsync.prom']);
   });
 });
