@@ -5,6 +5,9 @@ import { csvText } from '../../src/reports/csv-text.js';
 
 const parsed = (text: string) => parse(text, { columns: true }) as Record<string, string>[];
 
+/** The documented way back from a cell to its value: a leading `'` was added; drop it. */
+const value = (cell: string) => (cell.startsWith("'") ? cell.slice(1) : cell);
+
 describe('neutraliseCell', () => {
   it.each([
     ['=HYPERLINK("x")', `'=HYPERLINK("x")`],
@@ -17,6 +20,14 @@ describe('neutraliseCell', () => {
     ['\uFF1D1+1', "'\uFF1D1+1"],
   ])('prefixes %j, which a spreadsheet would read as a formula', (cell, safe) => {
     expect(neutraliseCell(cell)).toBe(safe);
+  });
+
+  it('gives distinct values distinct cells, each read back exactly by dropping a leading quote', () => {
+    // Upstream ids are any text: a tradeNo `=x` and another `'=x` must not both read `'=x`.
+    const values = ['=x', "'=x", "''=x", "'x", "'", "'-12.50", '-12.50', '-', "'-", 'x', ''];
+    const cells = values.map(neutraliseCell);
+    expect(new Set(cells).size).toBe(values.length);
+    expect(cells.map(value)).toEqual(values);
   });
 
   it.each(['-12.50', '-3', '0.00', '1234', 'CARD_BALANCE_MISMATCH', 'a=b', ' =x', ''])(
