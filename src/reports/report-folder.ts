@@ -111,18 +111,7 @@ export function stageReportFolder(
  */
 export function pointLatest(reportsDir: string, runId: string): boolean {
   const latest = join(reportsDir, LATEST_LINK);
-  let current: string | null = null;
-  try {
-    current = readlinkSync(latest);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT')
-      throw new ReportError(
-        'REPORT_LATEST_NOT_UPDATED',
-        `${latest} is not a symbolic link this job made (${code}); move it away`,
-        { cause: error },
-      );
-  }
+  const current = latestTarget(reportsDir);
   if (current !== null && runStamp(basename(current)) > runStamp(runId)) return false;
   const temp = join(reportsDir, `${TEMP_PREFIX}${LATEST_LINK}-${randomBytes(4).toString('hex')}`);
   try {
@@ -142,6 +131,31 @@ export function pointLatest(reportsDir: string, runId: string): boolean {
   }
   syncDirectory(reportsDir);
   return true;
+}
+
+/**
+ * Where `<reports dir>/latest` points, or null when there is none yet. Call it before recording
+ * a reconciliation too: a `latest` that cannot be moved is found while nothing is recorded, so
+ * the findings the report would have shown `new` are still `new` in the next one.
+ * @throws ReportError REPORT_LATEST_NOT_UPDATED when `latest` is not a symbolic link, or cannot
+ *   be read.
+ */
+export function latestTarget(reportsDir: string): string | null {
+  const latest = join(reportsDir, LATEST_LINK);
+  try {
+    return readlinkSync(latest);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // None there, or no reports folder to hold one (writing the folder names that problem).
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw new ReportError(
+      'REPORT_LATEST_NOT_UPDATED',
+      code === 'EINVAL'
+        ? `${latest} is not a symbolic link this job made (${code}); move it away`
+        : `cannot read ${latest}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
 }
 
 function exists(path: string): boolean {

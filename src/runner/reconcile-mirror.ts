@@ -7,7 +7,12 @@ import type { ReconSettings } from '../recon/recon-settings.js';
 import { type CheckResults, runChecks } from '../recon/run-checks.js';
 import type { DataStatus } from '../reports/data-status.js';
 import { reportFiles } from '../reports/report-files.js';
-import { pointLatest, type StagedReport, stageReportFolder } from '../reports/report-folder.js';
+import {
+  latestTarget,
+  pointLatest,
+  type StagedReport,
+  stageReportFolder,
+} from '../reports/report-folder.js';
 import {
   announcePendingReport,
   clearPendingReport,
@@ -51,7 +56,8 @@ export interface ReconcileResult {
  * was (the findings stay `new` for the next report) and a recorded reconciliation always has
  * its report. The folder is announced in `pending_reports` before, so a crash between the
  * rename and the commit leaves a folder the next reconciliation removes: no report of a run
- * the store never recorded. `latest` moves after the commit. The caller holds the mirror lock.
+ * the store never recorded. `latest` moves after the commit; one that is not a symbolic link is
+ * refused before anything is recorded. The caller holds the mirror lock.
  * @example const result = reconcileMirror({ db, runId, command: 'reconcile', settings, reportsDir, data, logger });
  * @throws ReportError when the folder or `latest` cannot be written.
  */
@@ -61,6 +67,10 @@ export function reconcileMirror(options: ReconcileMirrorOptions): ReconcileResul
   const logger = options.logger.child({ module: 'reconcile', runId });
   const started = clock();
   const reconciledAt = new Date(started).toISOString();
+  // A `latest` this run could not move (a folder in its place) is refused before anything is
+  // recorded, not after: recorded, its findings would be `persisting` in the next report that
+  // finance reads through `latest`, never shown there `new`.
+  latestTarget(options.reportsDir);
   removeUnrecordedReports(db, logger);
   refreshPlannerStatistics(db);
   const results = runChecks(db, { settings: options.settings });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
@@ -7,6 +7,7 @@ import { DISCREPANCY_COLUMNS } from '../../src/reports/finding-rows.js';
 import { importJournals } from '../runner/runner-world.js';
 import { runCliProcess } from '../support/cli-process.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { messageLines, readCsv } from './job-fixture.js';
 
 /**
  * Trade numbers an upstream may send (any text): formulas, a value that starts with the `'` the
@@ -28,9 +29,29 @@ const TRADE_NOS = [
 /** The documented way back from a report cell to the value: drop one leading `'`. */
 const value = (cell: string) => (cell.startsWith("'") ? cell.slice(1) : cell);
 
-describe('discrepancies.csv read back', () => {
+describe('the report files', () => {
   let w: SyncWorld;
   let reportDir: string;
+  let cardId: string;
+  const reportsDir = () => join(w.dir, 'reports');
+  const reconcile = () =>
+    runCliProcess(['reconcile', '--json'], {
+      CARDSYNC_DB: w.mirrorFile,
+      CARDSYNC_REPORTS_DIR: reportsDir(),
+    });
+  /** Post the same purchase twice: a DUPLICATE_TRANSACTION naming `tradeNo`. */
+  const plantDuplicate = async (tradeNo: string) => {
+    for (let i = 0; i < 2; i++) {
+      const posted = await w.t.control.post(`/_control/cards/${cardId}/transactions`, {
+        type: 'PURCHASE',
+        amount: '1.00',
+        status: 'COMPLETED',
+        tradeNo,
+        force: true,
+      });
+      expect(posted.status).toBe(201);
+    }
+  };
   beforeAll(async () => {
     w = await startSyncWorld({
       seed: 'report-csv',
@@ -39,21 +60,10 @@ describe('discrepancies.csv read back', () => {
     });
     const cards = await w.t.merchants[0]!.get('/cards', { query: { page: 1, limit: 100 } });
     expect(cards.status).toBe(200);
-    const card = (cards.body as { data: { cardId: string; status: string }[] }).data.find(
+    cardId = (cards.body as { data: { cardId: string; status: string }[] }).data.find(
       (c) => c.status === 'ACTIVE',
-    )!;
-    // Each trade twice: a DUPLICATE_TRANSACTION naming the trade number.
-    for (const tradeNo of TRADE_NOS)
-      for (let i = 0; i < 2; i++) {
-        const posted = await w.t.control.post(`/_control/cards/${card.cardId}/transactions`, {
-          type: 'PURCHASE',
-          amount: '1.00',
-          status: 'COMPLETED',
-          tradeNo,
-          force: true,
-        });
-        expect(posted.status).toBe(201);
-      }
+    )!.cardId;
+    for (const tradeNo of TRADE_NOS) await plantDuplicate(tradeNo);
     expect((await w.sync()).outcome).toBe('done');
     const mirror = w.openMirror();
     try {
@@ -61,10 +71,7 @@ describe('discrepancies.csv read back', () => {
     } finally {
       await mirror.close();
     }
-    const result = await runCliProcess(['reconcile', '--json'], {
-      CARDSYNC_DB: w.mirrorFile,
-      CARDSYNC_REPORTS_DIR: join(w.dir, 'reports'),
-    });
+    const result = await reconcile();
     expect(result.code, result.stderr).toBe(0);
     reportDir = (JSON.parse(result.stdout) as { reportDir: string }).reportDir;
   }, 60_000);
@@ -96,5 +103,26 @@ describe('discrepancies.csv read back', () => {
     expect(read).toEqual(mirrored.map(asCells));
     const tradeNos = read.filter((r) => r.check === 'DUPLICATE_TRANSACTION').map((r) => r.trade_no);
     for (const tradeNo of TRADE_NOS) expect(tradeNos).toContain(tradeNo);
+  });
+
+  it('records nothing when latest cannot be moved, so a new finding is still new in the next report', async () => {
+    await plantDuplicate('arrived-later');
+    expect((await w.sync()).outcome).toBe('done');
+    const latest = join(reportsDir(), 'latest');
+    renameSync(latest, `${latest}.moved`);
+    mkdirSync(latest); // an operator's folder where the link should be
+    const folders = readdirSync(reportsDir()).sort();
+    const refused = await reconcile();
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(messageLines(refused.stderr)).toEqual([
+      `cardsync: reports: ${latest} is not a symbolic link this job made (EINVAL); move it away`,
+    ]);
+    expect(readdirSync(reportsDir()).sort()).toEqual(folders);
+    rmdirSync(latest);
+    renameSync(`${latest}.moved`, latest);
+    const next = await reconcile();
+    expect(next.code, next.stderr).toBe(0);
+    const rows = readCsv(join(latest, 'discrepancies.csv'));
+    expect(rows.filter((r) => r.trade_no === 'arrived-later').map((r) => r.state)).toEqual(['new']);
   });
 });
