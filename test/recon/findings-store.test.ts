@@ -266,6 +266,24 @@ describe('findings over time', () => {
     ]);
   });
 
+  it('keeps a CURRENCY_MISMATCH open by its transaction while its card is not mirrored', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering());
+    card.write();
+    const foreign = card.activity({ currency: 'EUR', createdAt: shift(HISTORY_AT, DAY) });
+    const first = reconcile(l, undefined, ['CURRENCY_MISMATCH']);
+    expect(first.current.map((f) => [f.transactionId, f.state])).toEqual([
+      [foreign.transactionId, 'new'],
+    ]);
+    // The card is no longer among the merchant's cards: its transactions cannot be judged.
+    l.db.prepare('DELETE FROM cards WHERE card_id = ?').run(card.cardId);
+    const skipped = reconcile(l, undefined, ['CURRENCY_MISMATCH']);
+    expect(skipped.resolved).toEqual([]);
+    expect(skipped.current.map((f) => [f.transactionId, f.state])).toEqual([
+      [foreign.transactionId, 'persisting'],
+    ]);
+  });
+
   it('resolves nothing of a check or merchant that did not run', () => {
     const { l, skewed } = world();
     reconcile(l);

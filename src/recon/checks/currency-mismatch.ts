@@ -97,7 +97,7 @@ export const currencyMismatch: Check = {
     // Each finding is left open by its own identity: a skipped group by its transactions, a
     // skipped card by the card, which keeps open no finding about one of its transactions.
     if (groups.some((g) => g.reason !== null))
-      tally.leaveOpen('transactionId', skippedTransactionIds(db, TRANSACTIONS, params));
+      tally.leaveOpen('transactionId', skippedTransactionIds(db, TRANSACTIONS, params, CODE));
     tally.addGrouped('cards', reasonCounts(db, CARDS, params, { subject: 'card_id' }), 'cardId');
     return tally.outcome(CODE, merchantId, findings);
   },

@@ -71,7 +71,7 @@ export const orphanTransaction: Check = {
     // A finding is identified by its transaction, so a skipped group is left open by its
     // transactions' ids.
     const skipped = groups.some((g) => g.reason !== null)
-      ? skippedTransactionIds(db, CANDIDATES, params)
+      ? skippedTransactionIds(db, CANDIDATES, params, CODE)
       : [];
     return new CoverageTally()
       .addGrouped('transactions', groups)
