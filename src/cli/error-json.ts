@@ -20,10 +20,15 @@ export interface ErrorJson {
  * @example errorJson(2, error, 'CARDSYNC_BASE_URL: expected an https:// URL, got "http://x"')
  */
 export function errorJson(exitCode: ExitCode, error: unknown, message: string): ErrorJson {
-  return { exitCode, outcome: EXIT_OUTCOMES[exitCode], error: { code: codeOf(error), message } };
+  return {
+    exitCode,
+    outcome: EXIT_OUTCOMES[exitCode],
+    error: { code: errorCodeOf(error), message },
+  };
 }
 
-function codeOf(error: unknown): string | null {
+/** The code of `error` or of its first cause that has one (`MIRROR_LOCKED`), else null. */
+export function errorCodeOf(error: unknown): string | null {
   const seen = new Set<unknown>();
   for (let e = error; e instanceof Error && !seen.has(e); e = e.cause) {
     seen.add(e);
