@@ -23,7 +23,7 @@ const logLines = (cli: RunningCli): LogLine[] =>
 async function until(what: string, cli: RunningCli, done: () => boolean, ms = 20_000) {
   const deadline = Date.now() + ms;
   while (!done()) {
-    if (Date.now() > deadline || cli.child.exitCode !== null)
+    if (Date.now() > deadline || cli.child.exitCode !== null || cli.child.signalCode !== null)
       throw new Error(`timed out waiting for ${what}; stderr:\n${cli.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -162,6 +162,35 @@ describe('cardsync schedule', () => {
     }
     expect(await cli.exited(), cli.stderr()).toBe(0);
     expect(finished().at(-1), cli.stderr()).toMatchObject({ exitCode: 0, sync: 'done' });
+  }, 40_000);
+
+  it('a SIGHUP, idle or during a run, stops nothing: each run reads the configuration afresh anyway', async () => {
+    // An operator's `kill -HUP` (a daemon's reload) or a closed terminal ended the process at
+    // once, a run in flight with it: its row left `running`, its lock held until the next run.
+    f.t.sandbox.faults.replace([
+      { kind: 'latency', ms: 2500, match: { operation: 'getMerchantBalance' } },
+    ]);
+    const cli = startCliProcess(['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC'], f.env);
+    const hangups = () => logLines(cli).filter((l) => l.msg.includes('SIGHUP')).length;
+    try {
+      await cli.firstLine();
+      cli.child.kill('SIGHUP');
+      await until('the idle SIGHUP logged', cli, () => hangups() === 1);
+      await until('a run started', cli, () => logLines(cli).some((l) => l.msg === 'run starting'));
+      cli.child.kill('SIGHUP');
+      await until('the SIGHUP during the run logged', cli, () => hangups() === 2);
+      await until('that run finished', cli, () =>
+        logLines(cli).some((l) => l.msg === 'run finished'),
+      );
+    } finally {
+      f.t.sandbox.faults.reset();
+      cli.child.kill('SIGTERM');
+    }
+    expect(await cli.exited(), cli.stderr()).toBe(0);
+    expect(logLines(cli).find((l) => l.msg === 'run finished')).toMatchObject({
+      exitCode: 0,
+      sync: 'done',
+    });
   }, 40_000);
 
   it('skips ticks while a run is slow, and a SIGTERM stops the run in flight as a sync stops', async () => {

@@ -27,6 +27,15 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
   const config = await loadConfig(io, runConfigFlags(flags), true);
   checkOutputDirs(config);
   const logger = createLogger({ level: flags.logLevel ?? 'info' });
+  // SIGHUP's default action ended the process at once, a run in flight with it (its row left
+  // `running`, its lock held). A daemon's SIGHUP asks for a reload, and there is none to do: each
+  // run reads the configuration afresh. Ignoring it also keeps a schedule started in a terminal
+  // alive when the terminal closes, as nohup would.
+  const onHangup = () =>
+    logger.info(
+      'SIGHUP: nothing to reload: each run reads the configuration, key and CA files afresh; --cron and --tz need a restart',
+    );
+  process.on('SIGHUP', onHangup);
   try {
     await checkJobSetup(config, logger);
     const summary = await runSchedule({
@@ -65,6 +74,7 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
         : `cardsync schedule: stopped after ${summary.runs} runs (${summary.skipped} ticks skipped)\n`,
     );
   } finally {
+    process.off('SIGHUP', onHangup);
     logger.flush();
   }
 }
