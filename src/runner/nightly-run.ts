@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import type { ReconSettings } from '../recon/recon-settings.js';
@@ -8,6 +7,7 @@ import type { SyncSettings } from '../sync/sync-context.js';
 import type { SyncOutcome, SyncResult } from '../sync/sync-result.js';
 import { dataStatusOfSync } from './data-status.js';
 import { withMirrorLock } from './held-lock.js';
+import { linkedStop } from './linked-stop.js';
 import { type ReconcileResult, reconcileMirror } from './reconcile-mirror.js';
 import { finishRun, RECONCILE_ERROR_PREFIX, reopenRun } from './run-record.js';
 
@@ -60,75 +60,79 @@ export async function runNightly(options: NightlyRunOptions): Promise<NightlyRun
   const runId = options.runId ?? newRunId(clock());
   const logger = options.logger.child({ module: 'run', runId });
   return withMirrorLock({ db, runId, logger, clock }, async ({ lock, lost }) => {
-    const signal = AbortSignal.any([options.signal, lost]);
-    setMaxListeners(0, signal);
-    const started = clock();
-    const sync = await runSync({
-      db,
-      sources: options.sources,
-      settings: options.syncSettings,
-      logger: options.logger,
-      signal,
-      clock,
-      ...(options.progress ? { progress: options.progress } : {}),
-      runId,
-      command: 'run',
-      exitCodes: options.syncExitCodes,
-      lock,
-    });
-    options.onSynced?.(sync);
-    let reconcile: ReconcileResult | null = null;
-    let reconcileSkipped: string | null = null;
-    // A stop that came once the sync had ended (its outcome says whether it did) leaves the
-    // reconciliation to run, as after any sync that ended on its own: skipping it here ended
-    // the run 0 with no report. A lost lock does stop it: the mirror is another run's now.
-    if (lost.aborted || sync.outcome === 'interrupted') {
-      reconcileSkipped = 'the run was stopped before reconciling';
-      logger.warn(reconcileSkipped);
-    } else {
-      reopenRun(db, runId);
-      try {
-        reconcile = reconcileMirror({
-          db,
-          runId,
-          command: 'run',
-          settings: options.reconSettings,
-          reportsDir: options.reportsDir,
-          data: dataStatusOfSync(sync),
-          logger: options.logger,
-          clock,
-        });
-      } catch (error) {
-        finishRun(db, {
-          runId,
-          finishedAt: new Date(clock()).toISOString(),
-          outcome: 'failed',
-          exitCode: 1,
-          summary: sync.merchants,
-          error: `${RECONCILE_ERROR_PREFIX}${(error as Error).message}`,
-        });
-        throw error;
+    const stop = linkedStop([options.signal, lost]);
+    const { signal } = stop;
+    try {
+      const started = clock();
+      const sync = await runSync({
+        db,
+        sources: options.sources,
+        settings: options.syncSettings,
+        logger: options.logger,
+        signal,
+        clock,
+        ...(options.progress ? { progress: options.progress } : {}),
+        runId,
+        command: 'run',
+        exitCodes: options.syncExitCodes,
+        lock,
+      });
+      options.onSynced?.(sync);
+      let reconcile: ReconcileResult | null = null;
+      let reconcileSkipped: string | null = null;
+      // A stop that came once the sync had ended (its outcome says whether it did) leaves the
+      // reconciliation to run, as after any sync that ended on its own: skipping it here ended
+      // the run 0 with no report. A lost lock does stop it: the mirror is another run's now.
+      if (lost.aborted || sync.outcome === 'interrupted') {
+        reconcileSkipped = 'the run was stopped before reconciling';
+        logger.warn(reconcileSkipped);
+      } else {
+        reopenRun(db, runId);
+        try {
+          reconcile = reconcileMirror({
+            db,
+            runId,
+            command: 'run',
+            settings: options.reconSettings,
+            reportsDir: options.reportsDir,
+            data: dataStatusOfSync(sync),
+            logger: options.logger,
+            clock,
+          });
+        } catch (error) {
+          finishRun(db, {
+            runId,
+            finishedAt: new Date(clock()).toISOString(),
+            outcome: 'failed',
+            exitCode: 1,
+            summary: sync.merchants,
+            error: `${RECONCILE_ERROR_PREFIX}${(error as Error).message}`,
+          });
+          throw error;
+        }
       }
+      const exitCode = options.exitCodeOf({ sync, reconcile });
+      const finished = clock();
+      finishRun(db, {
+        runId,
+        finishedAt: new Date(finished).toISOString(),
+        outcome: sync.outcome === 'unauthorized' ? 'failed' : sync.outcome,
+        exitCode,
+        summary: sync.merchants,
+        error: sync.merchants.find((m) => m.error)?.error?.message,
+      });
+      return {
+        runId,
+        startedAt: new Date(started).toISOString(),
+        finishedAt: new Date(finished).toISOString(),
+        durationMs: finished - started,
+        sync,
+        reconcile,
+        reconcileSkipped,
+        exitCode,
+      };
+    } finally {
+      stop.unlink();
     }
-    const exitCode = options.exitCodeOf({ sync, reconcile });
-    const finished = clock();
-    finishRun(db, {
-      runId,
-      finishedAt: new Date(finished).toISOString(),
-      outcome: sync.outcome === 'unauthorized' ? 'failed' : sync.outcome,
-      exitCode,
-      summary: sync.merchants,
-      error: sync.merchants.find((m) => m.error)?.error?.message,
-    });
-    return {
-      runId,
-      startedAt: new Date(started).toISOString(),
-      finishedAt: new Date(finished).toISOString(),
-      durationMs: finished - started,
-      sync,
-      reconcile,
-      reconcileSkipped,
-      exitCode,
-    };
   });
 }

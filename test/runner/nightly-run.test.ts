@@ -244,4 +244,31 @@ describe('the nightly run on a world with planted anomalies', () => {
     expect(runRows().at(-1)).toMatchObject({ run_id: run.runId, outcome: 'interrupted' });
     expect(readdirSync(reportsDir())).not.toContain(run.runId);
   });
+
+  it("leaves nothing of itself on the caller's signal, which `schedule` keeps for months", async () => {
+    // AbortSignal.any put a WeakRef to each run's signal into the caller's signal, a Set Node
+    // never prunes: one more per tick, for the life of a schedule (seen in a heap snapshot
+    // diff after 60 ticks: 60 WeakRefs under the stop signal). Node's own name for that Set.
+    const dependantsOf = (signal: AbortSignal) => {
+      const key = Object.getOwnPropertySymbols(signal).find(
+        (s) => s.description === 'kDependantSignals',
+      );
+      return key ? (signal as unknown as Record<symbol, Set<unknown>>)[key]!.size : 0;
+    };
+    // The probe sees what AbortSignal.any leaves behind on this Node.
+    const probe = new AbortController().signal;
+    AbortSignal.any([probe]);
+    expect(dependantsOf(probe)).toBe(1);
+    const stop = new AbortController();
+    const dependants = () => dependantsOf(stop.signal);
+    for (let i = 0; i < 3; i++) {
+      const run = await nightly(w, mirror.db, { signal: stop.signal });
+      expect(run.sync.outcome).toBe('done');
+    }
+    expect(dependants()).toBe(0);
+    // Still the run's stop: a signal aborted before a run stops it.
+    stop.abort();
+    const stopped = await nightly(w, mirror.db, { signal: stop.signal });
+    expect(stopped.sync.outcome).toBe('interrupted');
+  });
 });
