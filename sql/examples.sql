@@ -123,8 +123,8 @@ WHERE status = 'PENDING'
   AND created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days')
 ORDER BY created_at;
 
--- 16. Transactions of a UTC date range: timestamps are ISO 8601 UTC text, so they compare as
---     text; a bare date sorts before every instant of that day.
+-- 16. Transactions of a UTC date range (the dates are placeholders too): timestamps are ISO 8601
+--     UTC text, so they compare as text; a bare date sorts before every instant of that day.
 SELECT transaction_id, card_id, type, status, amount, fee, currency, created_at
 FROM transactions
 WHERE created_at >= '2026-03-01' AND created_at < '2026-03-08'
@@ -146,7 +146,8 @@ FROM (
 WHERE place <= 20
 ORDER BY currency, place;
 
--- 18. A card's status and balance as each run found them.
+-- 18. A card's status and balance as runs found them: a row when first seen and one per change,
+--     so at any run it is the latest row at or before that run.
 SELECT observed_at, run_id, status, balance
 FROM card_history
 WHERE card_id = 'card_replace_me'
