@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, fastify } from 'fastify';
 import type { Logger } from 'pino';
 import { VERSION } from '../../version.js';
-import type { MovableClock } from '../clock.js';
+import type { MovableClock, ServiceClock } from '../clock.js';
 import { registerControlRoutes } from '../control/control-routes.js';
 import { registerFaultControlRoutes } from '../control/fault-control-routes.js';
 import type { DueEvents } from '../due-events.js';
@@ -54,6 +54,16 @@ const DECIMAL_DIGITS = /^[0-9]+$/;
 /** Largest request body accepted (bigger is a 413). */
 export const BODY_LIMIT = 1024 * 1024;
 
+/** The headers every answer carries (reference-model section 1, docs/sandbox.md). */
+function stampHeaders(reply: FastifyReply, clock: ServiceClock): void {
+  reply.header('x-sandbox-version', VERSION);
+  // The service clock, not the wall clock, so a client can learn the upstream's time even after
+  // the control surface has moved it forward.
+  reply.header('date', new Date(clock.now()).toUTCString());
+  // How long the service itself took, for clients and benchmarks to tell it from the network.
+  reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(3)}`);
+}
+
 /** Build the service's HTTPS application (not yet listening). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { ctx, events } = options;
@@ -66,7 +76,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    // A path Fastify cannot decode (`/cards/%zz`) is answered here, before any hook: the headers
+    // every answer carries are set by hand, or this one would be the only answer without them.
     frameworkErrors: (error, _request, reply) => {
+      stampHeaders(reply as FastifyReply, ctx.clock);
       (reply as FastifyReply).code(400).send(errorBody('VALIDATION_FAILED', [error.message]));
     },
   }) as unknown as FastifyInstance;
@@ -116,12 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (request.method === 'POST') events.arm();
   });
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('x-sandbox-version', VERSION);
-    // The service clock, not the wall clock, so a client can learn the upstream's time even after
-    // the control surface has moved it forward.
-    reply.header('date', new Date(ctx.clock.now()).toUTCString());
-    // How long the service itself took, for clients and benchmarks to tell it from the network.
-    reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(3)}`);
+    stampHeaders(reply, ctx.clock);
     return payload;
   });
   // After authentication (faults are per merchant) and the version header (a truncated answer

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { connect } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../support/api-client.js';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
+import { advanceClock } from '../support/wire-fixtures.js';
+
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** An answer read off the socket: what a client below any HTTP library would see. */
+interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/**
+ * Send `text` as is over TLS and read the answer until the server closes the connection. Node's
+ * HTTP parser refuses these requests before Fastify routes them, so no HTTP client would send
+ * them; a real one on the network might.
+ */
+function rawRequest(t: TestSandbox, text: string): Promise<RawAnswer> {
+  const { port } = new URL(t.sandbox.baseUrl);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ host: 'localhost', port: Number(port), ca: t.sandbox.caPem }, () =>
+      socket.write(text),
+    );
+    // A reset after the answer was read is the server closing an unfinished request; before
+    // it, the answer was lost, which the status check below reports.
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const split = raw.indexOf('\r\n\r\n');
+      if (split < 0) return reject(new Error(`no answer, only ${JSON.stringify(raw)}`));
+      const [statusLine = '', ...lines] = raw.slice(0, split).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body: raw.slice(split + 4),
+      });
+    });
+  });
+}
+
+/** Exactly the error envelope of reference-model section 1, with the version header. */
+function expectEnvelope(
+  answer: { status: number; headers: Record<string, unknown>; text: string },
+  status: number,
+  code: string,
+): void {
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.headers['x-sandbox-version'], answer.text).toBe(PACKAGE_VERSION);
+  expect(String(answer.headers['content-type'])).toMatch(/^application\/json/);
+  const body = JSON.parse(answer.text) as Record<string, unknown>;
+  expect(Object.keys(body).sort(), answer.text).toEqual(['code', 'error', 'message', 'statusCode']);
+  expect(body).toMatchObject({ statusCode: status, error: STATUS_CODES[status], code });
+  const message = body.message;
+  expect(typeof message === 'string' || Array.isArray(message), answer.text).toBe(true);
+}
+
+describe('HTTP edges', () => {
+  let t: TestSandbox;
+  let api: ApiClient;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestSandbox();
+    api = t.merchants[0] as ApiClient;
+    key = t.sandbox.merchants[0]?.apiKey ?? '';
+  });
+  afterAll(async () => t.close());
+
+  describe('requests refused before routing', () => {
+    it('answers a path with broken percent-encoding with the 400 envelope and the version header', async () => {
+      for (const path of ['/cards/%zz', '/%', '/cards%']) {
+        const response = await api.get(path);
+        expectEnvelope(response, 400, 'VALIDATION_FAILED');
+        expect(response.headers['server-timing']).toMatch(/^app;dur=/);
+      }
+    });
+
+    it('dates that answer by the service clock, like every other', async () => {
+      const before = Date.parse(String((await api.get('/merchants/balance')).headers.date));
+      await advanceClock(t.control, 10 * DAY);
+      const answer = await api.get('/cards/%zz');
+      expect(Date.parse(String(answer.headers.date)) - before).toBeGreaterThanOrEqual(9 * DAY);
+    });
+
+    it('keeps the connection usable after a refused request: the next one on it is served', async () => {
+      const answer = await rawRequest(
+        t,
+        `GET /cards/%zz HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${key}\r\n\r\n` +
+          `GET /merchants/balance HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${key}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain('"currency"');
+    });
+  });
+});
