@@ -72,6 +72,10 @@ function expectEnvelope(
   expect(typeof message === 'string' || Array.isArray(message), answer.text).toBe(true);
 }
 
+function fromRaw(answer: RawAnswer) {
+  return { status: answer.status, headers: answer.headers, text: answer.body };
+}
+
 describe('HTTP edges', () => {
   let t: TestSandbox;
   let api: ApiClient;
@@ -85,6 +89,47 @@ describe('HTTP edges', () => {
   afterAll(async () => t.close());
 
   describe('requests refused before routing', () => {
+    it('answers a malformed header line with the 400 envelope, not the framework default', async () => {
+      const answer = await rawRequest(
+        t,
+        `GET /cards HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${key}\r\nnot a header\r\n\r\n`,
+      );
+      expectEnvelope(fromRaw(answer), 400, 'VALIDATION_FAILED');
+    });
+
+    it('answers a space before the colon of x-api-key (RFC 9112 5.1) with the 400 envelope', async () => {
+      const answer = await rawRequest(
+        t,
+        `GET /cards HTTP/1.1\r\nHost: localhost\r\nx-api-key : ${key}\r\n\r\n`,
+      );
+      expectEnvelope(fromRaw(answer), 400, 'VALIDATION_FAILED');
+    });
+
+    it('answers both Content-Length and Transfer-Encoding on an order with the 400 envelope', async () => {
+      const answer = await rawRequest(
+        t,
+        `POST /cards/freeze HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${key}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      );
+      expectEnvelope(fromRaw(answer), 400, 'VALIDATION_FAILED');
+    });
+
+    it('answers a method token the parser does not know with the 400 envelope', async () => {
+      const answer = await rawRequest(
+        t,
+        `BREW /cards HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${key}\r\n\r\n`,
+      );
+      expectEnvelope(fromRaw(answer), 400, 'VALIDATION_FAILED');
+    });
+
+    it('answers headers over the size limit with 431 HEADERS_TOO_LARGE, delivered before closing', async () => {
+      const answer = await rawRequest(
+        t,
+        `GET /cards HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${key}\r\nx-pad: ${'a'.repeat(20_000)}\r\n\r\n`,
+      );
+      expectEnvelope(fromRaw(answer), 431, 'HEADERS_TOO_LARGE');
+    });
+
     it('answers a path with broken percent-encoding with the 400 envelope and the version header', async () => {
       for (const path of ['/cards/%zz', '/%', '/cards%']) {
         const response = await api.get(path);

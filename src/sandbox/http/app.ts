@@ -13,6 +13,7 @@ import { faultPageSize, installFaults } from '../faults/install-faults.js';
 import type { SandboxContext } from '../sandbox-context.js';
 import { ApiError, errorBody } from './api-error.js';
 import { installAuthentication } from './authentication.js';
+import { clientErrorHandler } from './client-error-handler.js';
 import { installErrorHandling } from './error-handler.js';
 import { MAX_PAGE_SIZE } from './presenters.js';
 import { registerCardRoutes } from './routes/card-routes.js';
@@ -76,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    clientErrorHandler: clientErrorHandler(ctx.clock),
     // A path Fastify cannot decode (`/cards/%zz`) is answered here, before any hook: the headers
     // every answer carries are set by hand, or this one would be the only answer without them.
     frameworkErrors: (error, _request, reply) => {
