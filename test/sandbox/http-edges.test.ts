@@ -145,6 +145,20 @@ describe('HTTP edges', () => {
       expect(Date.parse(String(answer.headers.date)) - before).toBeGreaterThanOrEqual(9 * DAY);
     });
 
+    it('answers an HTTP/1.1 request without Host (RFC 9112 3.2) with the 400 envelope', async () => {
+      const answer = await rawRequest(
+        t,
+        `GET /cards HTTP/1.1\r\nx-api-key: ${key}\r\nConnection: close\r\n\r\n`,
+      );
+      expectEnvelope(fromRaw(answer), 400, 'VALIDATION_FAILED');
+    });
+
+    it('still serves an HTTP/1.0 request without Host, which needs none', async () => {
+      const answer = await rawRequest(t, `GET /merchants/balance HTTP/1.0\r\nx-api-key: ${key}\r\n\r\n`);
+      expect(answer.status, answer.body).toBe(200);
+      expect(JSON.parse(answer.body)).toHaveProperty('data.currency');
+    });
+
     it('keeps the connection usable after a refused request: the next one on it is served', async () => {
       const answer = await rawRequest(
         t,

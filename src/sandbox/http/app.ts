@@ -69,7 +69,9 @@ function stampHeaders(reply: FastifyReply, clock: ServiceClock): void {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { ctx, events } = options;
   const app = fastify({
-    https: { key: options.tls.key, cert: options.tls.cert },
+    // Node answers an HTTP/1.1 request without Host with a bare 400 of its own; the hook below
+    // refuses it with the error envelope instead.
+    https: { key: options.tls.key, cert: options.tls.cert, requireHostHeader: false },
     // Request lines only at debug: a sync pulls thousands of pages a second.
     loggerInstance: options.logger.child(
       { module: 'sandbox-http' },
@@ -122,6 +124,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   installErrorHandling(app);
+  // RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without Host. Before
+  // authentication: the request is malformed whoever sends it.
+  app.addHook('onRequest', async (request) => {
+    const { httpVersionMajor, httpVersionMinor } = request.raw;
+    if (httpVersionMajor === 1 && httpVersionMinor >= 1 && request.headers.host === undefined)
+      throw new ApiError('VALIDATION_FAILED', ['an HTTP/1.1 request needs a Host header']);
+  });
   installAuthentication(app, ctx.store, options.controlToken);
   app.addHook('onRequest', async () => {
     events.runDue();
