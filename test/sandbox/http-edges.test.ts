@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../support/api-client.js';
-import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
-import { advanceClock } from '../support/wire-fixtures.js';
+import type { ApiClient, ApiResponse } from '../support/api-client.js';
+import { orderNo, startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
+import { activeCard, advanceClock, holderFreeOffering } from '../support/wire-fixtures.js';
 
 const PACKAGE_VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -154,7 +154,10 @@ describe('HTTP edges', () => {
     });
 
     it('still serves an HTTP/1.0 request without Host, which needs none', async () => {
-      const answer = await rawRequest(t, `GET /merchants/balance HTTP/1.0\r\nx-api-key: ${key}\r\n\r\n`);
+      const answer = await rawRequest(
+        t,
+        `GET /merchants/balance HTTP/1.0\r\nx-api-key: ${key}\r\n\r\n`,
+      );
       expect(answer.status, answer.body).toBe(200);
       expect(JSON.parse(answer.body)).toHaveProperty('data.currency');
     });
@@ -167,6 +170,99 @@ describe('HTTP edges', () => {
       );
       expect(answer.status).toBe(400);
       expect(answer.body).toContain('"currency"');
+    });
+  });
+
+  describe('every refusal has exactly the envelope of reference-model section 1', () => {
+    it('holds for paging, time filters, ids, routes, methods, media types and sizes', async () => {
+      const offering = await holderFreeOffering(api);
+      const { cardId } = await activeCard(api, t.control, offering);
+      const other = t.merchants[1] as ApiClient;
+      const json = 'application/json';
+      const cases: [() => Promise<ApiResponse>, number, string][] = [
+        [() => api.get('/cards', { query: { page: '0' } }), 400, 'VALIDATION_FAILED'],
+        [() => api.get('/transactions', { query: { limit: '-1' } }), 400, 'VALIDATION_FAILED'],
+        [() => api.get('/cards?page=1&page=2'), 400, 'VALIDATION_FAILED'],
+        [() => api.get('/transactions?limit=2.5'), 400, 'VALIDATION_FAILED'],
+        [
+          () =>
+            api.get('/transactions', {
+              query: { startTime: '2026-02-01T00:00:00Z', endTime: '2026-01-01T00:00:00Z' },
+            }),
+          400,
+          'VALIDATION_FAILED',
+        ],
+        [
+          () => api.get('/transactions', { query: { startTime: '2026-01-01T00:00:00' } }),
+          400,
+          'VALIDATION_FAILED',
+        ],
+        [() => other.get('/cards/info', { query: { cardId } }), 404, 'CARD_NOT_FOUND'],
+        [() => other.get('/cards/sensitive', { query: { cardId } }), 404, 'CARD_NOT_FOUND'],
+        [
+          () => other.post('/cards/freeze', { cardId, merchantOrderNo: orderNo() }),
+          404,
+          'CARD_NOT_FOUND',
+        ],
+        [() => api.get('/nowhere'), 404, 'NOT_FOUND'],
+        [() => api.get('/cards/'), 404, 'NOT_FOUND'],
+        [() => api.get('/cards//info', { query: { cardId: 'x' } }), 404, 'NOT_FOUND'],
+        [() => api.call('DELETE', '/cards'), 404, 'NOT_FOUND'],
+        [() => api.get('/cards/freeze'), 404, 'NOT_FOUND'],
+        [() => api.call('POST', '/cards/freeze', { rawBody: '{}' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+        [
+          () => api.call('POST', '/cards/freeze', { rawBody: '{', contentType: json }),
+          400,
+          'VALIDATION_FAILED',
+        ],
+        [
+          () => api.call('POST', '/cards/freeze', { rawBody: '', contentType: json }),
+          400,
+          'VALIDATION_FAILED',
+        ],
+        [
+          () =>
+            api.call('POST', '/cards/freeze', {
+              rawBody: Buffer.alloc(1024 * 1024 + 1, 32),
+              contentType: json,
+            }),
+          413,
+          'PAYLOAD_TOO_LARGE',
+        ],
+      ];
+      for (const [call, status, code] of cases) expectEnvelope(await call(), status, code);
+    });
+
+    it("holds for the 401 too, which is exactly the interface's two fields", async () => {
+      for (const response of [
+        await api.get('/cards', { key: null }),
+        await api.get('/cards', { key: '' }),
+        await api.get('/cards', { key: `${key}x` }),
+        await api.call('DELETE', '/nowhere', { key: null }),
+      ]) {
+        expect(response.status).toBe(401);
+        expect(response.headers['x-sandbox-version']).toBe(PACKAGE_VERSION);
+        expect(JSON.parse(response.text)).toStrictEqual({
+          statusCode: 401,
+          message: 'Unauthorized',
+        });
+      }
+    });
+  });
+
+  describe('with a rate limit', () => {
+    let limited: TestSandbox;
+    beforeAll(async () => {
+      limited = await startTestSandbox({ rateLimitPerSecond: 1 });
+    });
+    afterAll(async () => limited.close());
+
+    it('answers 429 with exactly the envelope and Retry-After', async () => {
+      const client = limited.merchants[0] as ApiClient;
+      let answer: ApiResponse | undefined;
+      for (let i = 0; i < 5 && answer?.status !== 429; i++) answer = await client.get('/cards');
+      expectEnvelope(answer as ApiResponse, 429, 'RATE_LIMITED');
+      expect(Number((answer as ApiResponse).headers['retry-after'])).toBeGreaterThan(0);
     });
   });
 });
