@@ -130,6 +130,16 @@ describe('HTTP edges', () => {
       expectEnvelope(fromRaw(answer), 431, 'HEADERS_TOO_LARGE');
     });
 
+    it('answers chunk extensions over the limit with 413 PAYLOAD_TOO_LARGE, as Node would', async () => {
+      const answer = await rawRequest(
+        t,
+        `POST /cards/freeze HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${key}\r\n` +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+          `2;ext=${'a'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`,
+      );
+      expectEnvelope(fromRaw(answer), 413, 'PAYLOAD_TOO_LARGE');
+    });
+
     it('answers a path with broken percent-encoding with the 400 envelope and the version header', async () => {
       for (const path of ['/cards/%zz', '/%', '/cards%']) {
         const response = await api.get(path);

@@ -12,6 +12,10 @@ function refusal(error: NodeJS.ErrnoException): { code: ErrorCode; message: stri
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     return { code: 'HEADERS_TOO_LARGE', message: ['request line and headers exceed 16 KiB'] };
   }
+  if (error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') {
+    // Node's own answer is a 413: the body, not the head, is what grew too large.
+    return { code: 'PAYLOAD_TOO_LARGE', message: ['chunk extensions exceed 16 KiB'] };
+  }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return { code: 'REQUEST_TIMEOUT', message: ['the request did not arrive in time'] };
   }
