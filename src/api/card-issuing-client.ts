@@ -33,6 +33,7 @@ import {
   resolveClientOptions,
 } from './client-options.js';
 import { createAgent } from './create-agent.js';
+import { parseHttpDate } from './http-date.js';
 import { MalformedRecordError } from './malformed-record-error.js';
 import { type ResponseContext, ResponseValidator, type Validation } from './response-validator.js';
 import { retryDelay } from './retry-policy.js';
@@ -395,12 +396,12 @@ export class CardIssuingClient implements UpstreamTime {
       await nextTurn();
     }
     const response = parseBody(received);
-    const date = Date.parse(headerValue(response.headers, 'date') ?? '');
-    if (!Number.isNaN(date)) this.#upstreamClock.observe(date, sent, arrived);
+    const date = parseHttpDate(headerValue(response.headers, 'date') ?? '');
+    if (date !== undefined) this.#upstreamClock.observe(date, sent, arrived);
     const { status } = response;
     if (!isSuccess(status)) {
       const failure = statusFailure(response, {
-        nowMs: Number.isNaN(date) ? Date.now() : date,
+        nowMs: date ?? Date.now(),
         retryAfterCapMs: this.#options.retry.retryAfterCapMs,
         secret: this.#options.apiKey,
       });

@@ -3,6 +3,7 @@ export * from './call-results.js';
 export * from './card-issuing-client.js';
 export * from './client-config-error.js';
 export * from './client-options.js';
+export * from './http-date.js';
 export * from './malformed-record-error.js';
 export * from './response-validator.js';
 export * from './retry-policy.js';

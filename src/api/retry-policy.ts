@@ -1,3 +1,5 @@
+import { parseHttpDate } from './http-date.js';
+
 /** The backoff settings of {@link backoffDelay} and {@link retryDelay}. */
 export interface BackoffSettings {
   readonly baseDelayMs: number;
@@ -35,11 +37,8 @@ export function parseRetryAfter(
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (text === undefined || text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  // Only an HTTP-date (it names a weekday or month); Date.parse would also take "1 2".
-  if (!/[A-Za-z]/.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
+  const at = parseHttpDate(text, nowMs);
+  return at === undefined ? undefined : Math.max(0, at - nowMs);
 }
 
 /**

@@ -13,7 +13,7 @@
  * is minutes off.
  * @example
  * const clock = new UpstreamClock();
- * clock.observe(Date.parse(response.headers.date), sentAt, Date.now());
+ * clock.observe(parseHttpDate(response.headers.date), sentAt, Date.now());
  * clock.now(); // epoch ms on the upstream's clock
  */
 export class UpstreamClock {

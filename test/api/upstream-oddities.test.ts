@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseHttpDate } from '../../src/api/index.js';
+import { BALANCE_BODY, type ScriptedUpstream, startScriptedUpstream } from './scripted-upstream.js';
+
+describe('CardIssuingClient: what a real upstream may send', () => {
+  let up: ScriptedUpstream;
+  beforeAll(async () => {
+    up = await startScriptedUpstream();
+  });
+  afterAll(async () => {
+    await up.close();
+  });
+
+  it('takes no upstream time from a Date header that is not an HTTP-date (Date.parse read "12345" as the year 12345)', async () => {
+    for (const garbled of ['12345', '1', 'garbage 12', '2026']) {
+      up.answer((_request, response) => {
+        response.sendDate = false;
+        response.writeHead(200, { 'content-type': 'application/json', date: garbled });
+        response.end(BALANCE_BODY);
+      });
+      const { client } = up.client();
+      try {
+        expect((await client.getMerchantBalance()).currency).toBe('USD');
+        expect(client.upstreamNow(), garbled).toBeUndefined();
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('reads the three HTTP-date forms RFC 9110 names, and nothing else', () => {
+    const at = Date.parse('2026-11-21T02:00:05.000Z');
+    expect(parseHttpDate('Sat, 21 Nov 2026 02:00:05 GMT')).toBe(at);
+    expect(parseHttpDate('Saturday, 21-Nov-26 02:00:05 GMT')).toBe(at);
+    expect(parseHttpDate('Sat Nov 21 02:00:05 2026')).toBe(at);
+    expect(parseHttpDate('Sat Nov  1 02:00:05 2026')).toBe(Date.parse('2026-11-01T02:00:05Z'));
+    for (const junk of [
+      '12345',
+      '1',
+      '0',
+      '2026',
+      'garbage 12',
+      'Mon 1',
+      'May 5',
+      '',
+      'tomorrow 1',
+      'Sat, 31 Nov 2026 02:00:05 GMT',
+      'Sat, 21 Nov 2026 25:00:05 GMT',
+      'Sat, 21 Nov 2026 02:00:05 +0500',
+      'Sat, 21 Nov 12345 02:00:05 GMT',
+    ]) {
+      expect(parseHttpDate(junk), junk).toBeUndefined();
+    }
+  });
+});
