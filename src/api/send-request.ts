@@ -86,6 +86,8 @@ export async function sendRequest(
   return { status, headers, bytes, bodyError: undefined };
 }
 
+const UTF8 = new TextDecoder('utf-8');
+
 /** The JSON of a received body; a body that does not parse is a `not-json` body problem. */
 export function parseBody(received: ReceivedBody): ReceivedResponse {
   const { status, headers, bytes, bodyError } = received;
@@ -93,7 +95,8 @@ export function parseBody(received: ReceivedBody): ReceivedResponse {
     return { status, headers, body: undefined, bodyProblem: 'cut-short', bodyError };
   }
   try {
-    const body: unknown = JSON.parse(bytes.toString('utf8'));
+    // TextDecoder drops a leading byte order mark, which RFC 8259 lets a parser ignore.
+    const body: unknown = JSON.parse(UTF8.decode(bytes));
     return { status, headers, body, bodyProblem: undefined, bodyError: undefined };
   } catch (error) {
     return { status, headers, body: undefined, bodyProblem: 'not-json', bodyError: error };

@@ -2,6 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHttpDate } from '../../src/api/index.js';
 import { BALANCE_BODY, type ScriptedUpstream, startScriptedUpstream } from './scripted-upstream.js';
 
+/** Answer 200 with these bytes as JSON. */
+function json(bytes: Buffer | string, headers: Record<string, string> = {}) {
+  return (_request: unknown, response: import('node:http').ServerResponse) => {
+    response.writeHead(200, { 'content-type': 'application/json', ...headers });
+    response.end(bytes);
+  };
+}
+
 describe('CardIssuingClient: what a real upstream may send', () => {
   let up: ScriptedUpstream;
   beforeAll(async () => {
@@ -50,6 +58,17 @@ describe('CardIssuingClient: what a real upstream may send', () => {
       'Sat, 21 Nov 12345 02:00:05 GMT',
     ]) {
       expect(parseHttpDate(junk), junk).toBeUndefined();
+    }
+  });
+
+  it('reads a body that starts with a byte order mark (RFC 8259 lets a parser ignore it), instead of refusing it as not JSON six times', async () => {
+    up.answer(json(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(BALANCE_BODY)])));
+    const { client, waits } = up.client();
+    try {
+      expect(await client.getMerchantBalance()).toEqual({ balance: '10.00', currency: 'USD' });
+      expect(waits).toEqual([]);
+    } finally {
+      await client.close();
     }
   });
 });
