@@ -412,7 +412,12 @@ export class CardIssuingClient implements UpstreamTime {
     if (response.bodyProblem !== undefined && !answeredEmpty)
       return { ok: false, failure: bodyFailure(response) };
     const requestId = headerValue(response.headers, 'x-request-id');
-    const checked = interpret(response, { attempts: attempt, status, requestId });
+    const checked = interpret(response, {
+      attempts: attempt,
+      status,
+      requestId,
+      lossy: response.lossy,
+    });
     if (!checked.ok) return { ok: false, failure: envelopeFailure(response, checked.reason) };
     this.#limiter.recordSuccess();
     return { ok: true, value: checked.value };

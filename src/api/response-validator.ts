@@ -15,7 +15,19 @@ export interface ResponseContext {
   readonly attempts: number;
   readonly status?: number | undefined;
   readonly requestId?: string | undefined;
+  /** The body was not UTF-8 throughout (see send-request.ts): a record showing U+FFFD is refused. */
+  readonly lossy?: boolean | undefined;
 }
+
+/**
+ * True when a record of a body that was not UTF-8 throughout shows U+FFFD, so may hold a byte
+ * that was lost in decoding: mirrored, the record would differ from the upstream's unseen.
+ */
+function holdsLostBytes(record: unknown, context: ResponseContext): boolean {
+  return context.lossy === true && JSON.stringify(record).includes('\ufffd');
+}
+
+const LOST_BYTES = 'holds bytes that are not UTF-8 (read as U+FFFD)';
 
 interface OperationValidators {
   readonly shape: ResponseShape;
@@ -125,6 +137,8 @@ export class ResponseValidator {
     if (!checked.ok) return checked;
     const raw = (body as { data: unknown }).data;
     const validate = this.#validators(operation).record;
+    if (holdsLostBytes(raw, context))
+      return { ok: true, value: this.#malformed(operation, raw, LOST_BYTES, context) };
     if (!validate(raw))
       return { ok: true, value: this.#rejection(operation, raw, validate, context) };
     return { ok: true, value: this.#canonical<T>(operation, raw, context) };
@@ -159,7 +173,9 @@ export class ResponseValidator {
     const records: T[] = [];
     const rejected: MalformedRecordError[] = [];
     for (const item of data) {
-      if (!validate(item)) rejected.push(this.#rejection(operation, item, validate, context));
+      if (holdsLostBytes(item, context))
+        rejected.push(this.#malformed(operation, item, LOST_BYTES, context));
+      else if (!validate(item)) rejected.push(this.#rejection(operation, item, validate, context));
       else {
         const record = this.#canonical<T>(operation, item, context);
         if (record instanceof MalformedRecordError) rejected.push(record);

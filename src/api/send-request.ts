@@ -37,6 +37,8 @@ export interface ReceivedResponse {
   readonly bodyProblem: BodyProblem | undefined;
   /** The error that ended the body early (socket closed, body timeout), kept as a cause. */
   readonly bodyError: unknown;
+  /** The body was not UTF-8 throughout: each bad byte sequence was read as U+FFFD. */
+  readonly lossy: boolean;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -86,19 +88,33 @@ export async function sendRequest(
   return { status, headers, bytes, bodyError: undefined };
 }
 
-const UTF8 = new TextDecoder('utf-8');
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8_LOSSY = new TextDecoder('utf-8');
+
+/**
+ * The body as text: a leading byte order mark dropped (RFC 8259 lets a parser ignore it), and
+ * bytes that are not UTF-8 read as U+FFFD, flagged `lossy` so the records holding them can be
+ * refused rather than mirrored altered, and the rest of the page kept.
+ */
+function decode(bytes: Buffer): { text: string; lossy: boolean } {
+  try {
+    return { text: UTF8.decode(bytes), lossy: false };
+  } catch {
+    return { text: UTF8_LOSSY.decode(bytes), lossy: true };
+  }
+}
 
 /** The JSON of a received body; a body that does not parse is a `not-json` body problem. */
 export function parseBody(received: ReceivedBody): ReceivedResponse {
   const { status, headers, bytes, bodyError } = received;
   if (bytes === undefined) {
-    return { status, headers, body: undefined, bodyProblem: 'cut-short', bodyError };
+    return { status, headers, body: undefined, bodyProblem: 'cut-short', bodyError, lossy: false };
   }
+  const { text, lossy } = decode(bytes);
   try {
-    // TextDecoder drops a leading byte order mark, which RFC 8259 lets a parser ignore.
-    const body: unknown = JSON.parse(UTF8.decode(bytes));
-    return { status, headers, body, bodyProblem: undefined, bodyError: undefined };
+    const body: unknown = JSON.parse(text);
+    return { status, headers, body, bodyProblem: undefined, bodyError: undefined, lossy };
   } catch (error) {
-    return { status, headers, body: undefined, bodyProblem: 'not-json', bodyError: error };
+    return { status, headers, body: undefined, bodyProblem: 'not-json', bodyError: error, lossy };
   }
 }

@@ -2,6 +2,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHttpDate } from '../../src/api/index.js';
 import { BALANCE_BODY, type ScriptedUpstream, startScriptedUpstream } from './scripted-upstream.js';
 
+/** A transaction as the contract has it, `merchantName` given. */
+function transaction(id: string, merchantName: string): Record<string, string> {
+  return {
+    transactionId: id,
+    cardId: 'card_1',
+    tradeNo: `trade_${id}`,
+    type: 'PURCHASE',
+    status: 'COMPLETED',
+    amount: '12.50',
+    currency: 'USD',
+    merchantName,
+    fee: '0.00',
+    createdAt: '2026-11-21T02:00:00.000Z',
+  };
+}
+
+/** A one-page listTransactions body of `records`. */
+function transactionPage(records: Record<string, string>[]): string {
+  const pagination = { total: records.length, page: 1, limit: 100, totalPages: 1 };
+  return JSON.stringify({ data: records, pagination });
+}
+
 /** Answer 200 with these bytes as JSON. */
 function json(bytes: Buffer | string, headers: Record<string, string> = {}) {
   return (_request: unknown, response: import('node:http').ServerResponse) => {
@@ -67,6 +89,37 @@ describe('CardIssuingClient: what a real upstream may send', () => {
     try {
       expect(await client.getMerchantBalance()).toEqual({ balance: '10.00', currency: 'USD' });
       expect(waits).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a record holding bytes that are not UTF-8, keeping the rest of its page, instead of mirroring U+FFFD in their place', async () => {
+    const body = Buffer.from(
+      transactionPage([transaction('tx_1', 'Cafe'), transaction('tx_2', 'Caf__BAD__')]),
+    );
+    const at = body.indexOf('__BAD__');
+    up.answer(
+      json(Buffer.concat([body.subarray(0, at), Buffer.from([0xe9]), body.subarray(at + 7)])),
+    );
+    const { client } = up.client();
+    try {
+      const page = await client.listTransactions();
+      expect(page.records.map((r) => r.transactionId)).toEqual(['tx_1']);
+      expect(page.rejected.map((r) => r.recordId)).toEqual(['tx_2']);
+      expect(page.rejected[0]?.reason).toContain('UTF-8');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('keeps a record whose U+FFFD came as its UTF-8 bytes in a body that is UTF-8 throughout', async () => {
+    up.answer(json(transactionPage([transaction('tx_1', 'Caf\ufffd')])));
+    const { client } = up.client();
+    try {
+      const page = await client.listTransactions();
+      expect(page.records.map((r) => r.merchantName)).toEqual(['Caf\ufffd']);
+      expect(page.rejected).toEqual([]);
     } finally {
       await client.close();
     }
