@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { UnknownContentCodingError } from './content-coding.js';
 import { isRetryableStatus, parseRetryAfter } from './retry-policy.js';
-import type { ReceivedResponse } from './send-request.js';
+import type { BodyProblem, ReceivedResponse } from './send-request.js';
 import { classifyTransportError, transportErrorCode } from './transport-failure.js';
 import type { UpstreamErrorCode } from './upstream-error.js';
 
@@ -97,18 +98,27 @@ export function statusFailure(response: ReceivedResponse, context: StatusContext
   };
 }
 
-/** The failure of a 2xx whose body could not be read whole or parsed: retried like a reset. */
+const BODY_PROBLEMS: Readonly<Record<BodyProblem, string>> = {
+  'cut-short': 'cut short',
+  'not-json': 'is not JSON',
+  'unknown-coding': 'cannot be read',
+  'bad-coding': 'does not decode',
+};
+
+/**
+ * The failure of a 2xx whose body could not be read whole or parsed: retried like a reset,
+ * unless it came in a content coding the client does not read, which the next attempt would too.
+ */
 export function bodyFailure(response: ReceivedResponse): AttemptFailure {
   const { status, bodyProblem, bodyError } = response;
   const timedOut = classifyTransportError(bodyError) === 'timeout';
+  const why = bodyError instanceof UnknownContentCodingError ? `: ${bodyError.message}` : '';
   return {
     code: timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_MALFORMED_RESPONSE',
-    retry: 'yes',
+    retry: bodyProblem === 'unknown-coding' ? 'no' : 'yes',
     message: timedOut
       ? `body of a ${status} timed out`
-      : bodyProblem === 'cut-short'
-        ? `body of a ${status} cut short`
-        : `body of a ${status} is not JSON`,
+      : `body of a ${status} ${BODY_PROBLEMS[bodyProblem ?? 'not-json']}${why}`,
     status,
     requestId: headerValue(response.headers, 'x-request-id'),
     cause: bodyError,

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { type Dispatcher, errors, request } from 'undici';
+import { decodeContent, UnknownContentCodingError } from './content-coding.js';
 
 /** One HTTP request as the client sends it. */
 export interface OutgoingRequest {
@@ -15,17 +16,21 @@ export interface OutgoingRequest {
   readonly bodyTotalMs: number;
 }
 
-/** Why a response body could not be used. */
-export type BodyProblem = 'cut-short' | 'not-json';
+/**
+ * Why a response body could not be used: it ended early, is not JSON, came in a content coding
+ * the client does not read, or in one it reads but that does not decode.
+ */
+export type BodyProblem = 'cut-short' | 'not-json' | 'unknown-coding' | 'bad-coding';
 
 /** A response whose head arrived and whose body was read whole (or ended early), not parsed. */
 export interface ReceivedBody {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  /** The body's bytes; undefined when it was cut short. */
+  /** The body's bytes, content codings undone; undefined when `problem` says why not. */
   readonly bytes: Buffer | undefined;
   /** The error that ended the body early (socket closed, body timeout), kept as a cause. */
   readonly bodyError: unknown;
+  readonly problem?: Exclude<BodyProblem, 'not-json'> | undefined;
 }
 
 /** A response whose head arrived; the body read whole, then parsed. */
@@ -47,7 +52,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /**
- * Send one request and read its body whole. A body that ends early (a socket error mid-body, or
+ * Send one request and read its body whole, its content codings undone (see
+ * {@link decodeContent}). A body that ends early (a socket error mid-body, or
  * fewer bytes than `content-length` promised) comes back without bytes rather than thrown, so
  * the caller still sees the status. Parsing is left to {@link parseBody}: the request is over
  * once its bytes are in, and the caller may hand its slot on before the CPU work starts.
@@ -77,15 +83,21 @@ export async function sendRequest(
   try {
     bytes = Buffer.from(await response.body.arrayBuffer());
   } catch (error) {
-    return { status, headers, bytes: undefined, bodyError: error };
+    return { status, headers, bytes: undefined, bodyError: error, problem: 'cut-short' };
   } finally {
     clearTimeout(deadline);
   }
   const promised = Number(header(headers, 'content-length'));
   if (Number.isInteger(promised) && bytes.length < promised) {
-    return { status, headers, bytes: undefined, bodyError: undefined };
+    return { status, headers, bytes: undefined, bodyError: undefined, problem: 'cut-short' };
   }
-  return { status, headers, bytes, bodyError: undefined };
+  try {
+    const decoded = await decodeContent(bytes, header(headers, 'content-encoding'));
+    return { status, headers, bytes: decoded, bodyError: undefined };
+  } catch (error) {
+    const problem = error instanceof UnknownContentCodingError ? 'unknown-coding' : 'bad-coding';
+    return { status, headers, bytes: undefined, bodyError: error, problem };
+  }
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -106,9 +118,10 @@ function decode(bytes: Buffer): { text: string; lossy: boolean } {
 
 /** The JSON of a received body; a body that does not parse is a `not-json` body problem. */
 export function parseBody(received: ReceivedBody): ReceivedResponse {
-  const { status, headers, bytes, bodyError } = received;
+  const { status, headers, bytes, bodyError, problem } = received;
   if (bytes === undefined) {
-    return { status, headers, body: undefined, bodyProblem: 'cut-short', bodyError, lossy: false };
+    const bodyProblem = problem ?? 'cut-short';
+    return { status, headers, body: undefined, bodyProblem, bodyError, lossy: false };
   }
   const { text, lossy } = decode(bytes);
   try {

@@ -1,6 +1,12 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseHttpDate } from '../../src/api/index.js';
-import { BALANCE_BODY, type ScriptedUpstream, startScriptedUpstream } from './scripted-upstream.js';
+import { parseHttpDate, UpstreamError } from '../../src/api/index.js';
+import {
+  BALANCE_BODY,
+  failureOf,
+  type ScriptedUpstream,
+  startScriptedUpstream,
+} from './scripted-upstream.js';
 
 /** A transaction as the contract has it, `merchantName` given. */
 function transaction(id: string, merchantName: string): Record<string, string> {
@@ -120,6 +126,40 @@ describe('CardIssuingClient: what a real upstream may send', () => {
       const page = await client.listTransactions();
       expect(page.records.map((r) => r.merchantName)).toEqual(['Caf\ufffd']);
       expect(page.rejected).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reads a body in a content coding it did not ask for (gzip, deflate, br: RFC 9110 lets a server pick any when none is named), instead of refusing it as not JSON', async () => {
+    const codings = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+    for (const [coding, compress] of Object.entries(codings)) {
+      up.answer(json(compress(Buffer.from(BALANCE_BODY)), { 'content-encoding': coding }));
+      const { client, waits } = up.client();
+      try {
+        expect(await client.getMerchantBalance(), coding).toEqual({
+          balance: '10.00',
+          currency: 'USD',
+        });
+        expect(waits).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('gives up at once on a content coding it cannot read, naming it', async () => {
+    up.answer(json(BALANCE_BODY, { 'content-encoding': 'zstd' }));
+    const { client } = up.client();
+    try {
+      const error = await failureOf(client.getMerchantBalance());
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(error).toMatchObject({
+        code: 'UPSTREAM_MALFORMED_RESPONSE',
+        attempts: 1,
+        status: 200,
+      });
+      expect((error as Error).message).toContain('zstd');
     } finally {
       await client.close();
     }

@@ -1,0 +1,50 @@
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
+
+type Decoder = (bytes: Buffer) => Promise<Buffer>;
+
+const gunzipAsync = promisify(gunzip);
+const inflateAsync = promisify(inflate);
+const inflateRawAsync = promisify(inflateRaw);
+const brotliAsync = promisify(brotliDecompress);
+
+const DECODERS: Readonly<Record<string, Decoder>> = {
+  gzip: (bytes) => gunzipAsync(bytes),
+  'x-gzip': (bytes) => gunzipAsync(bytes),
+  // "deflate" is the zlib format (RFC 9110), but some servers send the raw one.
+  deflate: (bytes) => inflateAsync(bytes).catch(() => inflateRawAsync(bytes)),
+  br: (bytes) => brotliAsync(bytes),
+};
+
+/** A `content-encoding` the client cannot undo; the body cannot be read. */
+export class UnknownContentCodingError extends Error {
+  readonly code = 'UNKNOWN_CONTENT_CODING' as const;
+  readonly coding: string;
+
+  constructor(coding: string) {
+    super(`content-encoding ${JSON.stringify(coding.slice(0, 40))} is not one the client reads`);
+    this.name = 'UnknownContentCodingError';
+    this.coding = coding;
+  }
+}
+
+/**
+ * The body with its content codings undone, last applied first. The client names none in
+ * `accept-encoding`, which RFC 9110 reads as any being acceptable, so a server may gzip (or
+ * deflate, or brotli) its answers unasked.
+ * @throws UnknownContentCodingError for any other coding; zlib's error for a corrupt body.
+ * @example await decodeContent(gzipSync(json), 'gzip') // the JSON's bytes
+ */
+export async function decodeContent(bytes: Buffer, header: string | undefined): Promise<Buffer> {
+  const codings = (header ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  let decoded = bytes;
+  for (const coding of codings.reverse()) {
+    const decoder = DECODERS[coding];
+    if (decoder === undefined) throw new UnknownContentCodingError(coding);
+    decoded = await decoder(decoded);
+  }
+  return decoded;
+}
