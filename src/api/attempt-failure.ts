@@ -103,19 +103,26 @@ const BODY_PROBLEMS: Readonly<Record<BodyProblem, string>> = {
   'not-json': 'is not JSON',
   'unknown-coding': 'cannot be read',
   'bad-coding': 'does not decode',
+  'too-large': 'is larger than',
 };
 
 /**
  * The failure of a 2xx whose body could not be read whole or parsed: retried like a reset,
- * unless it came in a content coding the client does not read, which the next attempt would too.
+ * unless it came in a content coding the client does not read or is over the cap, which the next
+ * attempt would be too.
  */
-export function bodyFailure(response: ReceivedResponse): AttemptFailure {
+export function bodyFailure(response: ReceivedResponse, maxBodyBytes: number): AttemptFailure {
   const { status, bodyProblem, bodyError } = response;
   const timedOut = classifyTransportError(bodyError) === 'timeout';
-  const why = bodyError instanceof UnknownContentCodingError ? `: ${bodyError.message}` : '';
+  const why =
+    bodyError instanceof UnknownContentCodingError
+      ? `: ${bodyError.message}`
+      : bodyProblem === 'too-large'
+        ? ` ${maxBodyBytes} bytes`
+        : '';
   return {
     code: timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_MALFORMED_RESPONSE',
-    retry: bodyProblem === 'unknown-coding' ? 'no' : 'yes',
+    retry: bodyProblem === 'unknown-coding' || bodyProblem === 'too-large' ? 'no' : 'yes',
     message: timedOut
       ? `body of a ${status} timed out`
       : `body of a ${status} ${BODY_PROBLEMS[bodyProblem ?? 'not-json']}${why}`,

@@ -315,6 +315,7 @@ export class CardIssuingClient implements UpstreamTime {
           headersTimeoutMs: this.#options.timeouts.headersMs,
           bodyTimeoutMs: this.#options.timeouts.bodyMs,
           bodyTotalMs: this.#options.timeouts.bodyTotalMs,
+          maxBodyBytes: this.#options.maxBodyBytes,
         });
       } finally {
         permit.release();
@@ -410,7 +411,7 @@ export class CardIssuingClient implements UpstreamTime {
     }
     const answeredEmpty = input.emptyBodyAnswers === true && received.bytes?.length === 0;
     if (response.bodyProblem !== undefined && !answeredEmpty)
-      return { ok: false, failure: bodyFailure(response) };
+      return { ok: false, failure: bodyFailure(response, this.#options.maxBodyBytes) };
     const requestId = headerValue(response.headers, 'x-request-id');
     const checked = interpret(response, {
       attempts: attempt,

@@ -17,6 +17,11 @@ export interface CardIssuingClientOptions {
    * most the whole body may take however steadily it trickles (default 120 s).
    */
   timeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number; bodyTotalMs?: number };
+  /**
+   * The largest response body read, in bytes, before and after undoing a content coding
+   * (default 16 MiB; a page of 100 records is some 50 KB): a larger one fails the call.
+   */
+  maxBodyBytes?: number;
   /** Attempts per call, backoff base and ceiling, and the cap on a Retry-After wait. */
   retry?: {
     maxAttempts?: number;
@@ -55,6 +60,7 @@ export interface ResolvedClientOptions {
     readonly bodyMs: number;
     readonly bodyTotalMs: number;
   };
+  readonly maxBodyBytes: number;
   readonly retry: {
     readonly maxAttempts: number;
     readonly baseDelayMs: number;
@@ -144,6 +150,7 @@ export function resolveClientOptions(options: CardIssuingClientOptions): Resolve
       bodyMs: checkedNumber('timeouts.bodyMs', timeouts.bodyMs, 30_000, ms),
       bodyTotalMs: checkedNumber('timeouts.bodyTotalMs', timeouts.bodyTotalMs, 120_000, ms),
     }),
+    maxBodyBytes: checkedNumber('maxBodyBytes', options.maxBodyBytes, 16 * 1024 * 1024, int),
     retry: Object.freeze({
       maxAttempts: checkedNumber('retry.maxAttempts', retry.maxAttempts, 6, int),
       baseDelayMs: checkedNumber('retry.baseDelayMs', retry.baseDelayMs, 250, delay),

@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 
-type Decoder = (bytes: Buffer) => Promise<Buffer>;
+type Decoder = (bytes: Buffer, limit: { maxOutputLength: number }) => Promise<Buffer>;
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -9,12 +9,20 @@ const inflateRawAsync = promisify(inflateRaw);
 const brotliAsync = promisify(brotliDecompress);
 
 const DECODERS: Readonly<Record<string, Decoder>> = {
-  gzip: (bytes) => gunzipAsync(bytes),
-  'x-gzip': (bytes) => gunzipAsync(bytes),
+  gzip: (bytes, limit) => gunzipAsync(bytes, limit),
+  'x-gzip': (bytes, limit) => gunzipAsync(bytes, limit),
   // "deflate" is the zlib format (RFC 9110), but some servers send the raw one.
-  deflate: (bytes) => inflateAsync(bytes).catch(() => inflateRawAsync(bytes)),
-  br: (bytes) => brotliAsync(bytes),
+  deflate: (bytes, limit) =>
+    inflateAsync(bytes, limit).catch((error: unknown) =>
+      isTooLarge(error) ? Promise.reject(error) : inflateRawAsync(bytes, limit),
+    ),
+  br: (bytes, limit) => brotliAsync(bytes, limit),
 };
+
+/** True for zlib's refusal to decode past `maxOutputLength`. */
+export function isTooLarge(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE';
+}
 
 /** A `content-encoding` the client cannot undo; the body cannot be read. */
 export class UnknownContentCodingError extends Error {
@@ -32,10 +40,15 @@ export class UnknownContentCodingError extends Error {
  * The body with its content codings undone, last applied first. The client names none in
  * `accept-encoding`, which RFC 9110 reads as any being acceptable, so a server may gzip (or
  * deflate, or brotli) its answers unasked.
- * @throws UnknownContentCodingError for any other coding; zlib's error for a corrupt body.
- * @example await decodeContent(gzipSync(json), 'gzip') // the JSON's bytes
+ * @throws UnknownContentCodingError for any other coding; zlib's error for a corrupt body, or
+ * ERR_BUFFER_TOO_LARGE (see {@link isTooLarge}) for one that decodes to over `maxBytes`.
+ * @example await decodeContent(gzipSync(json), 'gzip', 1 << 24) // the JSON's bytes
  */
-export async function decodeContent(bytes: Buffer, header: string | undefined): Promise<Buffer> {
+export async function decodeContent(
+  bytes: Buffer,
+  header: string | undefined,
+  maxBytes: number,
+): Promise<Buffer> {
   const codings = (header ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
@@ -44,7 +57,7 @@ export async function decodeContent(bytes: Buffer, header: string | undefined): 
   for (const coding of codings.reverse()) {
     const decoder = DECODERS[coding];
     if (decoder === undefined) throw new UnknownContentCodingError(coding);
-    decoded = await decoder(decoded);
+    decoded = await decoder(decoded, { maxOutputLength: maxBytes });
   }
   return decoded;
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import { type Dispatcher, errors, request } from 'undici';
-import { decodeContent, UnknownContentCodingError } from './content-coding.js';
+import { decodeContent, isTooLarge, UnknownContentCodingError } from './content-coding.js';
 
 /** One HTTP request as the client sends it. */
 export interface OutgoingRequest {
@@ -14,13 +15,15 @@ export interface OutgoingRequest {
   readonly bodyTimeoutMs: number;
   /** Longest time for the whole body, however steadily it trickles in. */
   readonly bodyTotalMs: number;
+  /** Most bytes of body read, before and after undoing its content coding. */
+  readonly maxBodyBytes: number;
 }
 
 /**
  * Why a response body could not be used: it ended early, is not JSON, came in a content coding
- * the client does not read, or in one it reads but that does not decode.
+ * the client does not read, or in one it reads but that does not decode, or is over the cap.
  */
-export type BodyProblem = 'cut-short' | 'not-json' | 'unknown-coding' | 'bad-coding';
+export type BodyProblem = 'cut-short' | 'not-json' | 'unknown-coding' | 'bad-coding' | 'too-large';
 
 /** A response whose head arrived and whose body was read whole (or ended early), not parsed. */
 export interface ReceivedBody {
@@ -52,6 +55,25 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /**
+ * The stream's bytes, or undefined once they pass `maxBytes` (the stream is then destroyed, so
+ * the rest is never read): a body is held whole before it is parsed, and a page has no business
+ * being hundreds of megabytes.
+ */
+async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    length += (chunk as Buffer).length;
+    if (length > maxBytes) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, length);
+}
+
+/**
  * Send one request and read its body whole, its content codings undone (see
  * {@link decodeContent}). A body that ends early (a socket error mid-body, or
  * fewer bytes than `content-length` promised) comes back without bytes rather than thrown, so
@@ -79,23 +101,35 @@ export async function sendRequest(
     () => response.body.destroy(new errors.BodyTimeoutError()),
     outgoing.bodyTotalMs,
   );
-  let bytes: Buffer;
+  const promised = Number(header(headers, 'content-length'));
+  const tooLarge = { status, headers, bytes: undefined, bodyError: undefined } as const;
+  let bytes: Buffer | undefined;
   try {
-    bytes = Buffer.from(await response.body.arrayBuffer());
+    if (promised > outgoing.maxBodyBytes) {
+      response.body.destroy();
+      return { ...tooLarge, problem: 'too-large' };
+    }
+    bytes = await readAtMost(response.body, outgoing.maxBodyBytes);
   } catch (error) {
     return { status, headers, bytes: undefined, bodyError: error, problem: 'cut-short' };
   } finally {
     clearTimeout(deadline);
   }
-  const promised = Number(header(headers, 'content-length'));
+  if (bytes === undefined) return { ...tooLarge, problem: 'too-large' };
   if (Number.isInteger(promised) && bytes.length < promised) {
     return { status, headers, bytes: undefined, bodyError: undefined, problem: 'cut-short' };
   }
   try {
-    const decoded = await decodeContent(bytes, header(headers, 'content-encoding'));
+    const coding = header(headers, 'content-encoding');
+    const decoded = await decodeContent(bytes, coding, outgoing.maxBodyBytes);
     return { status, headers, bytes: decoded, bodyError: undefined };
   } catch (error) {
-    const problem = error instanceof UnknownContentCodingError ? 'unknown-coding' : 'bad-coding';
+    const problem =
+      error instanceof UnknownContentCodingError
+        ? 'unknown-coding'
+        : isTooLarge(error)
+          ? 'too-large'
+          : 'bad-coding';
     return { status, headers, bytes: undefined, bodyError: error, problem };
   }
 }

@@ -164,4 +164,39 @@ describe('CardIssuingClient: what a real upstream may send', () => {
       await client.close();
     }
   });
+
+  it('gives up at once on a body larger than maxBodyBytes, as it arrives, compressed or not, instead of holding it whole in memory', async () => {
+    const big = Buffer.concat([
+      Buffer.from('{"data":{"balance":"10.00","currency":"USD"'),
+      Buffer.alloc(4 << 20, 0x20),
+      Buffer.from('}}'),
+    ]);
+    const answers = {
+      streamed: (_request: unknown, response: import('node:http').ServerResponse) => {
+        // Written in two parts: sent chunked, its length known only at its end.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write(big.subarray(0, 10));
+        response.end(big.subarray(10));
+      },
+      announced: json(big),
+      gzipped: json(gzipSync(big), { 'content-encoding': 'gzip' }),
+    };
+    for (const [how, answer] of Object.entries(answers)) {
+      up.answer(answer);
+      const { client, waits } = up.client({ maxBodyBytes: 1 << 20 });
+      try {
+        const error = await failureOf(client.getMerchantBalance());
+        expect(error, how).toBeInstanceOf(UpstreamError);
+        expect(error).toMatchObject({
+          code: 'UPSTREAM_MALFORMED_RESPONSE',
+          attempts: 1,
+          status: 200,
+        });
+        expect((error as Error).message).toContain('larger than 1048576 bytes');
+        expect(waits).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    }
+  });
 });
