@@ -53,7 +53,8 @@ function upstreamMessage(body: unknown, secret: string): string | undefined {
 
 /**
  * The failure a non-2xx answer stands for: 401 never retried; 429 and 5xx retried (with the
- * Retry-After of a 429 or 503); any other status a rejection carrying the body's `code`.
+ * Retry-After of a 429 or 503); a 3xx a rejection naming where it pointed; any other status a
+ * rejection carrying the body's `code`.
  */
 export function statusFailure(response: ReceivedResponse, context: StatusContext): AttemptFailure {
   const { status, headers, body } = response;
@@ -85,6 +86,19 @@ export function statusFailure(response: ReceivedResponse, context: StatusContext
       upstreamCode,
       requestId,
       retryAfterMs: asked === undefined ? undefined : Math.min(asked, context.retryAfterCapMs),
+    };
+  }
+  if (status >= 300 && status <= 399) {
+    // undici follows none, and the client asks it to follow none: a redirect could lead the key
+    // off to another host, or to plain http://. Where it pointed tells the operator what changed.
+    const location = headerValue(headers, 'location')?.replaceAll(context.secret, '[redacted]');
+    const to = location === undefined ? '' : ` to ${location.slice(0, 200)}`;
+    return {
+      code: 'UPSTREAM_REJECTED',
+      retry: 'no',
+      message: `redirected with ${status}${to}, which is not followed (is the base URL current?)`,
+      status,
+      requestId,
     };
   }
   const said = upstreamMessage(body, context.secret);

@@ -199,4 +199,29 @@ describe('CardIssuingClient: what a real upstream may send', () => {
       }
     }
   });
+
+  it('follows no redirect, to http:// least of all, and says where it was sent and why it stopped', async () => {
+    for (const [status, location] of [
+      [301, 'http://cards.example.com/merchants/balance'],
+      [307, '/v2/merchants/balance'],
+    ] as const) {
+      up.answer((_request, response) => {
+        response.writeHead(status, { location });
+        response.end();
+      });
+      const before = up.requests.length;
+      const { client, waits } = up.client();
+      try {
+        const error = await failureOf(client.getMerchantBalance());
+        expect(error).toBeInstanceOf(UpstreamError);
+        expect(error).toMatchObject({ code: 'UPSTREAM_REJECTED', status, attempts: 1 });
+        expect((error as Error).message).toContain(`redirected with ${status} to ${location}`);
+        expect((error as Error).message).toContain('not followed');
+        expect(up.requests.length - before).toBe(1);
+        expect(waits).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    }
+  });
 });
