@@ -157,40 +157,72 @@ export function envelopeFailure(response: ReceivedResponse, reason: string): Att
   };
 }
 
+/** What a transport error code means, for the operator reading the message. */
+const TRANSPORT_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  UND_ERR_SOCKET: 'connection closed by the other side',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name does not resolve for now',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host',
+  HOSTNAME_MISMATCH: 'its certificate is for another host',
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    'its certificate is not signed by a trusted CA (is the CA file right?)',
+  SELF_SIGNED_CERT_IN_CHAIN:
+    'its certificate is not signed by a trusted CA (is the CA file right?)',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    'its certificate is not signed by a trusted CA (is the CA file right?)',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    'its certificate is not signed by a trusted CA (is the CA file right?)',
+  CERT_SIGNATURE_FAILURE: 'its certificate is not signed by a trusted CA (is the CA file right?)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'it does not speak TLS (a plain http port?)',
+};
+
+function described(error: unknown): string {
+  const code = transportErrorCode(error) ?? 'no code';
+  const reason = TRANSPORT_REASONS[code];
+  return reason === undefined ? code : `${code}: ${reason}`;
+}
+
 /**
  * The failure of a request that got no response head: timeouts and network faults are retried;
  * a TLS verification failure is not (the next attempt meets the same certificate), nor is an
- * error nobody recognises.
+ * error nobody recognises. The message names `baseUrl` (never with credentials: the options
+ * refuse a URL carrying any), so a run syncing several merchants says which upstream failed.
  */
-export function transportFailure(error: unknown): AttemptFailure {
-  const code = transportErrorCode(error) ?? 'no code';
+export function transportFailure(error: unknown, baseUrl: string): AttemptFailure {
+  const what = described(error);
   switch (classifyTransportError(error)) {
     case 'timeout':
       return {
         code: 'UPSTREAM_TIMEOUT',
         retry: 'yes',
-        message: `timed out (${code})`,
+        message: `${baseUrl} timed out (${what})`,
         cause: error,
       };
     case 'network':
       return {
         code: 'UPSTREAM_UNAVAILABLE',
         retry: 'yes',
-        message: `connection failed (${code})`,
+        message: `connection to ${baseUrl} failed (${what})`,
         cause: error,
       };
     case 'tls':
       return {
         code: 'UPSTREAM_UNAVAILABLE',
         retry: 'no',
-        message: `TLS verification of the upstream failed (${code})`,
+        message: `TLS verification of ${baseUrl} failed (${what})`,
         cause: error,
       };
     default:
       return {
         code: 'UPSTREAM_UNAVAILABLE',
         retry: 'no',
-        message: `request failed (${code})`,
+        message: `request to ${baseUrl} failed (${what})`,
         cause: error,
       };
   }

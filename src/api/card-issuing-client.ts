@@ -382,7 +382,8 @@ export class CardIssuingClient implements UpstreamTime {
     try {
       received = await sendRequest(this.#dispatcher, outgoing);
     } catch (error) {
-      return { ok: false, failure: transportFailure(error) };
+      const baseUrl = `${this.#options.origin}${this.#options.pathPrefix}`;
+      return { ok: false, failure: transportFailure(error, baseUrl) };
     }
     const arrived = Date.now();
     if (isSuccess(received.status)) {
