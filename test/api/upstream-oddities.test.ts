@@ -224,4 +224,57 @@ describe('CardIssuingClient: what a real upstream may send', () => {
       }
     }
   });
+
+  it('waits its own backoff on a 429 or 503 whose Retry-After is absent, negative or junk, and at most retryAfterCapMs for a huge one or a far HTTP-date', async () => {
+    const cases: [number, string | undefined, number][] = [
+      [429, undefined, 125],
+      [503, undefined, 125],
+      [429, '-5', 125],
+      [503, 'soon', 125],
+      [429, '1 2', 125],
+      [429, '99999999999999999999', 60_000],
+      [503, 'Fri, 01 Jan 2100 00:00:00 GMT', 60_000],
+    ];
+    for (const [status, retryAfter, wait] of cases) {
+      up.answer((_request, response) => {
+        response.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': retryAfter });
+        response.end();
+      });
+      const { client, waits } = up.client({ retry: { maxAttempts: 2 } });
+      try {
+        await failureOf(client.getMerchantBalance());
+        expect(waits, `${status} ${retryAfter}`).toEqual([wait]);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('reads HTTP/1.0 answers and answers that close their connection each time, leaving no socket open', async () => {
+    let open = 0;
+    up.answer((request, response) => {
+      open += 1;
+      request.socket.once('close', () => {
+        open -= 1;
+      });
+      response.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+      response.end(BALANCE_BODY);
+    });
+    const { client } = up.client({ concurrency: 4 });
+    try {
+      const balances = await Promise.all(
+        Array.from({ length: 40 }, () => client.getMerchantBalance()),
+      );
+      expect(balances.every((b) => b.currency === 'USD')).toBe(true);
+      await expect.poll(() => open).toBe(0);
+      up.answer((request) => {
+        request.socket.end(
+          `HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n${BALANCE_BODY}`,
+        );
+      });
+      expect((await client.getMerchantBalance()).currency).toBe('USD');
+    } finally {
+      await client.close();
+    }
+  });
 });
