@@ -1,6 +1,7 @@
 /** What went wrong with the mirror file. */
 export type MirrorErrorCode =
   | 'MIRROR_UNOPENABLE'
+  | 'MIRROR_FOREIGN'
   | 'MIRROR_READ_ONLY'
   | 'MIRROR_TOO_NEW'
   | 'MIRROR_MIGRATION_FAILED'

@@ -60,8 +60,8 @@ const NEW_MIRROR_PAGE_SIZE = 16_384;
 /**
  * Open (or create) the mirror at `file`, in WAL mode so readers never block the writer nor wait
  * for it, and bring its schema up to date.
- * @throws MirrorError MIRROR_UNOPENABLE, MIRROR_READ_ONLY, MIRROR_TOO_NEW or
- *   MIRROR_MIGRATION_FAILED.
+ * @throws MirrorError MIRROR_UNOPENABLE, MIRROR_FOREIGN (another application's database),
+ *   MIRROR_READ_ONLY, MIRROR_TOO_NEW or MIRROR_MIGRATION_FAILED.
  */
 export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirror {
   let db: SqliteDatabase;
@@ -78,11 +78,21 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
   try {
     db = new Database(file);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+    // Before anything is written (WAL mode is kept in the file): a --db pointed at another
+    // application's database would otherwise get the mirror's tables added to it.
+    if (isForeign(db)) {
+      db.close();
+      throw new MirrorError(
+        'MIRROR_FOREIGN',
+        `${file} is not a cardsync mirror: a SQLite database with tables but no schema_migrations; choose another file`,
+      );
+    }
     // Only an empty file takes it: once written (and in WAL mode), the size is fixed.
     if (db.pragma('page_count', { simple: true }) === 0)
       db.pragma(`page_size = ${NEW_MIRROR_PAGE_SIZE}`);
     db.pragma('journal_mode = WAL');
   } catch (error) {
+    if (error instanceof MirrorError) throw error;
     throw new MirrorError(
       'MIRROR_UNOPENABLE',
       `cannot open the mirror ${file}: ${(error as Error).message}`,
@@ -161,4 +171,14 @@ function refuseReadOnly(file: string): void {
       );
     }
   }
+}
+
+/** True for a database that holds something but was never a mirror (every mirror has schema_migrations). */
+function isForeign(db: SqliteDatabase): boolean {
+  const objects = db
+    .prepare("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+    .all() as {
+    name: string;
+  }[];
+  return objects.length > 0 && !objects.some((o) => o.name === 'schema_migrations');
 }

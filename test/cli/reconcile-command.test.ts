@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { CHECK_CODES, SEVERITY_OF } from '../../src/recon/check-code.js';
@@ -286,6 +287,25 @@ describe('cardsync reconcile', () => {
       const result = await reconcile([], { CARDSYNC_DB: notes, CARDSYNC_REPORTS_DIR: elsewhere });
       expect(result.code, result.stderr).toBe(2);
       expect(messageLines(result.stderr)).toEqual([expect.stringMatching(/not a database/)]);
+      expect(existsSync(elsewhere)).toBe(false);
+    });
+
+    it('a SQLite database that is not a mirror, left byte for byte as it was', async () => {
+      const other = join(w.dir, 'other-app.sqlite');
+      const db = new Database(other);
+      db.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')");
+      db.close();
+      const before = readFileSync(other);
+      const elsewhere = join(w.dir, 'reports-of-other-app');
+      const result = await reconcile([], { CARDSYNC_DB: other, CARDSYNC_REPORTS_DIR: elsewhere });
+      expect(result.code, result.stderr).toBe(2);
+      expect(messageLines(result.stderr)).toEqual([
+        expect.stringMatching(
+          /^cardsync: CARDSYNC_DB: .*other-app\.sqlite is not a cardsync mirror/,
+        ),
+      ]);
+      expect(readFileSync(other)).toEqual(before);
+      expect(existsSync(`${other}-wal`)).toBe(false);
       expect(existsSync(elsewhere)).toBe(false);
     });
 

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -267,7 +267,10 @@ describe('openMirror', () => {
     const file = join(temp.dir(), 'older.sqlite');
     const older = new Database(file);
     older.pragma('page_size = 4096');
-    older.exec('CREATE TABLE made_before (x)');
+    // An older cardsync's mirror: it has schema_migrations (any other database is refused).
+    older.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+    );
     older.close();
     const mirror = temp.open('older.sqlite');
     expect(mirror.db.pragma('page_size', { simple: true })).toBe(4_096);
@@ -297,6 +300,26 @@ describe('openMirror', () => {
     const file = join(temp.dir(), 'garbage.sqlite');
     writeFileSync(file, 'this is not a database '.repeat(100));
     mirrorErrorOf(() => openMirror(file), 'MIRROR_UNOPENABLE');
+  });
+
+  it('refuses a SQLite database of another application with MIRROR_FOREIGN, changing nothing in it', () => {
+    const file = join(temp.dir(), 'other-app.sqlite');
+    const other = new Database(file);
+    other.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')");
+    other.close();
+    const before = readFileSync(file);
+    const error = mirrorErrorOf(() => openMirror(file), 'MIRROR_FOREIGN');
+    expect(error.message).toContain(file);
+    expect(readFileSync(file)).toEqual(before);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('takes an empty file as a new mirror', () => {
+    const file = join(temp.dir(), 'touched.sqlite');
+    writeFileSync(file, '');
+    const mirror = temp.open('touched.sqlite');
+    expect(mirror.migration.from).toBe(0);
+    expect(mirror.migration.to).toBeGreaterThan(0);
   });
 
   it('declares in mirror-schema.ts exactly the tables and columns the migrations create', () => {
