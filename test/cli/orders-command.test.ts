@@ -163,6 +163,19 @@ describe('cardsync orders import', () => {
     }
     expect(existsSync(join(dir, 'not-yet'))).toBe(false);
   });
+
+  it('leaves no folder made for the mirror behind when it refuses a file it could read', async () => {
+    const { env } = freshEnv();
+    const db = join(dir, 'refused-into', 'deeper', 'mirror.sqlite');
+    const file = join(dir, 'header-only-wrong.csv');
+    await writeFile(file, 'not,a,journal\r\n');
+    const result = await runCliProcess(
+      ['orders', 'import', file, '--merchant', 'mch_1', '--db', db],
+      env,
+    );
+    expect(result.code, result.stderr).toBe(2);
+    expect(existsSync(join(dir, 'refused-into'))).toBe(false);
+  });
 });
 
 describe('cardsync orders import without --merchant', () => {

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../../config/index.js';
@@ -79,6 +79,8 @@ async function importIntoNewMirror(
 ): Promise<ImportResult | undefined> {
   const target = config.db;
   const scratch = join(dirname(target), `.${basename(target)}.import-${process.pid}`);
+  // openMirror makes the mirror's folders; a refused file leaves none of them behind either.
+  const made = missingFolders(dirname(target));
   removeMirrorFiles(scratch);
   try {
     let mirror: Mirror;
@@ -107,8 +109,30 @@ async function importIntoNewMirror(
       throw error;
     }
     return result;
+  } catch (error) {
+    removeMirrorFiles(scratch);
+    removeEmptyFolders(made);
+    throw error;
   } finally {
     removeMirrorFiles(scratch);
+  }
+}
+
+/** The folders that do not exist yet on the way to `folder`, deepest first. */
+function missingFolders(folder: string): string[] {
+  const missing: string[] = [];
+  for (let f = folder; !existsSync(f) && dirname(f) !== f; f = dirname(f)) missing.push(f);
+  return missing;
+}
+
+/** Remove `folders` (deepest first) while they are empty: another process may have used one. */
+function removeEmptyFolders(folders: readonly string[]): void {
+  for (const folder of folders) {
+    try {
+      rmdirSync(folder);
+    } catch {
+      return;
+    }
   }
 }
 
