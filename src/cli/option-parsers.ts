@@ -63,3 +63,15 @@ export function logLevelOption(flag: string) {
     return value;
   };
 }
+
+/**
+ * Text that is not empty for flag `flag`, `what` saying what it should be: an empty `--host`
+ * would listen on every interface, an empty path would mean the working folder.
+ * @example nonEmptyOption('--state-dir', 'a path')('') // throws "--state-dir: expected a path, got """
+ */
+export function nonEmptyOption(flag: string, what: string) {
+  return (value: string): string => {
+    if (value === '') throw new UsageError(`${flag}: expected ${what}, got ""`);
+    return value;
+  };
+}

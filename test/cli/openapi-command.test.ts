@@ -32,4 +32,11 @@ describe('cardsync openapi --out', () => {
       );
     }
   });
+
+  it('exits 2 naming --out when it is given empty, instead of printing on stdout', async () => {
+    const result = await runCliProcess(['openapi', '--out', '']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toBe('cardsync: --out: expected a path, got ""\n');
+    expect(result.stdout).toBe('');
+  });
 });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -220,6 +220,31 @@ describe('cardsync sandbox', () => {
       taken.close();
     }
   }, 30_000);
+
+  it.each([
+    ['--host', /^cardsync: --host: expected an address or host name, got ""$/],
+    ['--state-dir', /^cardsync: --state-dir: expected a path, got ""$/],
+    ['--faults', /^cardsync: --faults: expected a path, got ""$/],
+    ['--seed', /^cardsync: --seed: expected a seed of 1 character or more, got ""$/],
+  ])(
+    'exits 2 naming %s when it is given empty, instead of taking every interface, the working folder or an empty seed',
+    async (flag, expected) => {
+      const cwd = await mkdtemp(join(tmpdir(), 'cardsync-cli-'));
+      dirs.push(cwd);
+      const result = await runCliProcess(
+        ['sandbox', '--log-level', 'silent', flag, ''],
+        {},
+        {
+          cwd,
+          timeoutMs: 10_000,
+        },
+      );
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(expected)]);
+      expect(result.stdout).toBe('');
+      expect(await readdir(cwd)).toEqual([]);
+    },
+  );
 
   it('removes the state directory a failed start created, parents included, and leaves one that existed', async () => {
     const taken = createServer();

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import { integerOption, logLevelOption } from '../option-parsers.js';
+import { integerOption, logLevelOption, nonEmptyOption } from '../option-parsers.js';
 
 /** The flags of `cardsync demo`, as commander gives them. */
 export interface DemoFlags {
@@ -47,7 +47,11 @@ export function registerDemoCommand(program: Command, io: CliIo): void {
       integerOption('--anomalies', 0, 1_000),
       2,
     )
-    .option('--seed <seed>', 'seed of the generated world (default "cardsync")')
+    .option(
+      '--seed <seed>',
+      'seed of the generated world (default "cardsync")',
+      nonEmptyOption('--seed', 'a seed of 1 character or more'),
+    )
     .option('--json', 'print the result as JSON on stdout', false)
     .option(
       '--log-level <level>',

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
+import { nonEmptyOption } from '../option-parsers.js';
 
 /** The flags of `cardsync openapi`. */
 export interface OpenApiFlags {
@@ -11,7 +12,11 @@ export function registerOpenApiCommand(program: Command, io: CliIo): void {
   program
     .command('openapi')
     .description('print the OpenAPI 3.1 document of the card-issuing interface')
-    .option('--out <file>', 'write it to this file instead of stdout')
+    .option(
+      '--out <file>',
+      'write it to this file instead of stdout',
+      nonEmptyOption('--out', 'a path'),
+    )
     .action(async (flags: OpenApiFlags) => {
       const { openApiAction } = await import('../actions/openapi-action.js');
       await openApiAction(io, flags);

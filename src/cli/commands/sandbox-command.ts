@@ -6,6 +6,7 @@ import {
   fractionOption,
   integerOption,
   logLevelOption,
+  nonEmptyOption,
 } from '../option-parsers.js';
 
 /** The flags of `cardsync sandbox`, as commander gives them. */
@@ -51,8 +52,17 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
       integerOption('--port', 0, 65_535),
       0,
     )
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--seed <seed>', 'seed of every deterministic choice (default "cardsync")')
+    .option(
+      '--host <address>',
+      'address to listen on',
+      nonEmptyOption('--host', 'an address or host name'),
+      '127.0.0.1',
+    )
+    .option(
+      '--seed <seed>',
+      'seed of every deterministic choice (default "cardsync")',
+      nonEmptyOption('--seed', 'a seed of 1 character or more'),
+    )
     .option(
       '--merchants <n>',
       'merchant accounts in a fresh state',
@@ -68,6 +78,7 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
     .option(
       '--state-dir <dir>',
       'keep state (and the TLS CA) here across restarts; in memory otherwise',
+      nonEmptyOption('--state-dir', 'a path'),
     )
     .option(
       '--processing-delay <ms>',
@@ -87,7 +98,11 @@ export function registerSandboxCommand(program: Command, io: CliIo): void {
       'requests per second per key before 429',
       integerOption('--rate-limit', 1, 1_000_000),
     )
-    .option('--faults <file>', 'fault lab profile: a JSON file {"rules": [...]} (docs/sandbox.md)')
+    .option(
+      '--faults <file>',
+      'fault lab profile: a JSON file {"rules": [...]} (docs/sandbox.md)',
+      nonEmptyOption('--faults', 'a path'),
+    )
     .option(
       '--fault <json>',
       'one fault rule as inline JSON, e.g. \'{"kind":"rate-limit","retryAfterSeconds":1,"times":3}\' (repeatable; added to --faults)',
