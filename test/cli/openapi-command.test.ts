@@ -39,4 +39,23 @@ describe('cardsync openapi --out', () => {
     expect(result.stderr).toBe('cardsync: --out: expected a path, got ""\n');
     expect(result.stdout).toBe('');
   });
+
+  it('takes --json, as every command does (job-interface.md): the document on one line, or an error object', async () => {
+    const result = await runCliProcess(['openapi', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ openapi: '3.1.0' });
+    const out = join(dir, 'by-json.json');
+    const written = await runCliProcess(['openapi', '--json', '--out', out]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(JSON.parse(written.stdout)).toEqual({ out });
+    expect(JSON.parse(await readFile(out, 'utf8'))).toMatchObject({ openapi: '3.1.0' });
+    const failed = await runCliProcess(['openapi', '--json', '--out', dir]);
+    expect(failed.code).toBe(2);
+    expect(JSON.parse(failed.stdout)).toMatchObject({
+      exitCode: 2,
+      error: { message: expect.stringContaining('--out') },
+    });
+  });
 });

@@ -7,8 +7,10 @@ import { UsageError } from '../exit-codes.js';
 
 /** The body of `cardsync openapi`: the document, built from the embedded service's routes. */
 export async function openApiAction(io: CliIo, flags: OpenApiFlags): Promise<void> {
-  const text = `${JSON.stringify(await openApiDocument(createLogger({ level: 'silent' })), null, 2)}\n`;
-  if (!flags.out) return io.stdout(text);
+  const document = await openApiDocument(createLogger({ level: 'silent' }));
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  if (flags.out === undefined)
+    return io.stdout(flags.json ? `${JSON.stringify(document)}\n` : text);
   try {
     await writeFile(flags.out, text);
   } catch (error) {
@@ -17,4 +19,5 @@ export async function openApiAction(io: CliIo, flags: OpenApiFlags): Promise<voi
       `--out ${flags.out}: expected a file this user can write, cannot write it (${code})`,
     );
   }
+  if (flags.json) io.stdout(`${JSON.stringify({ out: flags.out })}\n`);
 }

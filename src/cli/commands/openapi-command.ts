@@ -5,6 +5,7 @@ import { nonEmptyOption } from '../option-parsers.js';
 /** The flags of `cardsync openapi`. */
 export interface OpenApiFlags {
   out?: string;
+  json: boolean;
 }
 
 /** `cardsync openapi`: print (or write) the OpenAPI 3.1 document of the interface. */
@@ -16,6 +17,11 @@ export function registerOpenApiCommand(program: Command, io: CliIo): void {
       '--out <file>',
       'write it to this file instead of stdout',
       nonEmptyOption('--out', 'a path'),
+    )
+    .option(
+      '--json',
+      'machine output: the document on one line, or {"out": FILE} with --out',
+      false,
     )
     .action(async (flags: OpenApiFlags) => {
       const { openApiAction } = await import('../actions/openapi-action.js');
