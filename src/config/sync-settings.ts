@@ -40,12 +40,20 @@ function wholeNumber(key: string, text: string, bounds: IntegerBounds): number {
   return value;
 }
 
+/** The earliest `since`: 0001-01-01T00:00:00Z (Date.UTC maps year 1 to 1901, hence the setter). */
+const EARLIEST_SINCE = new Date(0).setUTCFullYear(1, 0, 1);
+
 /**
- * Where a first sync starts: an ISO instant that is not after `now` (ms). One in the future is a
- * mistake (a wrong year, a date read the other way round): nothing would be synced.
+ * Where a first sync starts: an ISO instant from year 1 that is not after `now` (ms). One in the
+ * future is a mistake (a wrong year, a date read the other way round): nothing would be synced.
  */
 function sinceSetting(key: string, text: string, now: number): string {
   const since = parseInstant(key, text);
+  // The window queries widen their range by 1 ms: from year 0 that reads -000001-12-31T...,
+  // which the wire's four-digit year cannot carry, and the upstream refuses it on every run.
+  if (Date.parse(since) < EARLIEST_SINCE) {
+    throw new ConfigError(key, `expected an instant from 0001-01-01T00:00:00Z on, got ${since}`);
+  }
   if (Date.parse(since) > now) {
     throw new ConfigError(
       key,

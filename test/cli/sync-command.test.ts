@@ -57,6 +57,12 @@ describe('cardsync sync on bad input', () => {
       ['--since', '2099-01-01'],
       /^cardsync: --since: expected an instant that is not in the future/,
     ],
+    [
+      'a --since in year 0, which the upstream refuses on every run (exit 4 for ever)',
+      () => good,
+      ['--since', '0000-01-01'],
+      /^cardsync: --since: expected an instant from 0001-01-01T00:00:00Z on/,
+    ],
   ];
 
   for (const [name, env, flags, message] of cases) {

@@ -484,6 +484,18 @@ describe('configuration from flags and environment variables (no config file)', 
       await expectConfigError(load('2099-01-01'), '--since', /not in the future/);
       expect((await load('2026-03-01T13:00:00+01:00')).sync.since).toBe('2026-03-01T12:00:00.000Z');
     });
+
+    it('refuses an instant in year 0, whose window query (widened by 1 ms) no upstream takes, and takes year 1', async () => {
+      for (const since of ['0000-01-01', '0000-12-31T23:59:59Z', '0001-01-01T00:30:00+01:00'])
+        await expectConfigError(
+          f.load({ since }, BASE),
+          '--since',
+          /^--since: expected an instant from 0001-01-01T00:00:00Z on, got /,
+        );
+      expect((await f.load({ since: '0001-01-01' }, BASE)).sync.since).toBe(
+        '0001-01-01T00:00:00.000Z',
+      );
+    });
   });
 
   it('refuses an empty --db', async () => {
