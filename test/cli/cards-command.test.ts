@@ -109,6 +109,21 @@ describe('cardsync cards on bad input', () => {
       ['cards', 'issue', '--offering', 'off_x', '--amount', '10.005'],
       /--amount: expected at most 2 decimals for USD, got "10.005"/,
     ],
+    [
+      'an amount given twice, instead of ordering the last one',
+      ['cards', 'deposit', 'card_1', '--amount', '1.00', '--amount', '100.00'],
+      /^cardsync: --amount: expected once, got "1\.00" and "100\.00"$/,
+    ],
+    [
+      'an offering given twice',
+      ['cards', 'issue', '--offering', 'off_a', '--offering', 'off_b', '--amount', '1.00'],
+      /^cardsync: --offering: expected once, got "off_a" and "off_b"$/,
+    ],
+    [
+      'a merchantOrderNo given twice',
+      ['cards', 'freeze', 'card_1', '--merchant-order-no', 'a-1', '--merchant-order-no', 'a-2'],
+      /^cardsync: --merchant-order-no: expected once, got "a-1" and "a-2"$/,
+    ],
   ];
   for (const [name, args, message] of cases) {
     it(`exits 2 with one line naming ${name}; nothing sent or written`, async () => {
