@@ -44,6 +44,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       hooks: { streamWrite: withoutCardSecretsLine },
       base: { pid: process.pid },
     },
-    options.destination ?? pino.destination({ fd: 2, sync: false }),
+    // Synchronous: a line is on stderr when the call returns, in order with the one plain line a
+    // failing command writes last (an asynchronous buffer put that line amid the JSON lines a
+    // log shipper reads). A run logs a few dozen lines at info, so the writes cost nothing.
+    options.destination ?? pino.destination({ fd: 2, sync: true }),
   );
 }

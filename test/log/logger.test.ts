@@ -1,8 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MalformedRecordError } from '../../src/api/index.js';
 import { capturedLog } from '../api/client-fixtures.js';
 
 const VISA = '4111111111111111';
+/** The built logger, as the CLI loads it. */
+const LOGGER = fileURLToPath(new URL('../../dist/log/logger.js', import.meta.url));
 
 describe('the logger', () => {
   it('redacts keys and tokens by their paths', () => {
@@ -34,5 +38,25 @@ describe('the logger', () => {
       page: { records: [{ details: { cardNumber: '[redacted]', cvv: '[redacted]' } }] },
     });
     expect(typeof line?.time).toBe('number');
+  });
+});
+
+describe('the logger on stderr', () => {
+  it('writes each line before the call returns, so a plain line written after comes after it', () => {
+    // What a failing command does: log, then write its one plain line; an asynchronous buffer
+    // let that line overtake the JSON lines still queued, amid what a log shipper parses.
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(LOGGER)});
+      const logger = createLogger();
+      for (let i = 0; i < 3; i++) logger.info({ i }, 'line');
+      process.stderr.write('cardsync: the plain line\\n');
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(child.status, child.stderr).toBe(0);
+    const lines = child.stderr.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('cardsync: the plain line');
+    expect(lines.slice(0, -1).map((l) => (JSON.parse(l) as { i: number }).i)).toEqual([0, 1, 2]);
   });
 });
