@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { JobConfig } from '../config/index.js';
 import { type NightlyRunResult, runNightly } from '../runner/nightly-run.js';
+import { newRunId } from '../sync/run-sync.js';
 import type { SyncResult } from '../sync/sync-result.js';
 import type { CliIo } from './cli-io.js';
 import { SYNC_EXIT_CODES } from './commands/sync-command.js';
@@ -14,6 +15,8 @@ import { TerminalProgress } from './terminal-progress.js';
 
 /** How one nightly job ended: its result when it ran, else the error that stopped it. */
 export interface NightlyJobOutcome {
+  /** The run's id, also when it stopped before it had a result (a held lock, say). */
+  readonly runId: string;
   readonly result: NightlyRunResult | null;
   readonly exitCode: ExitCode;
   /** The mapped error (an ExitError, or an internal error) when the run could not finish. */
@@ -29,22 +32,25 @@ export async function nightlyJob(
   config: JobConfig,
   options: { failOn: FailOn | undefined; progress: boolean; logger: Logger },
 ): Promise<NightlyJobOutcome> {
-  const { logger } = options;
   const started = Date.now();
+  // Chosen here rather than by runNightly, so that the lines of the clients (rate limits) and of
+  // the metrics file carry it too, as every line of the run does.
+  const runId = newRunId(started);
+  const logger = options.logger.child({ runId });
   let outcome: NightlyJobOutcome;
   // The sync's result even when the reconciliation then throws: the metrics show the sync ran.
   let synced: SyncResult | null = null;
   const ceiling = startHeapCeiling();
   try {
-    const result = await runOnce(io, config, options, (sync) => {
+    const result = await runOnce(io, config, { ...options, runId }, (sync) => {
       synced = sync;
     });
     // runNightly computed it with nightlyExitCode (see runOnce), so it is one of EXIT.
-    outcome = { result, exitCode: result.exitCode as ExitCode, error: null };
+    outcome = { runId, result, exitCode: result.exitCode as ExitCode, error: null };
   } catch (error) {
     // Until the sync has returned, a mirror that cannot be written leaves it incomplete (exit 4).
     const mapped = jobExit(error, { file: config.db, syncing: synced === null });
-    outcome = { result: null, exitCode: exitCodeOf(mapped), error: mapped };
+    outcome = { runId, result: null, exitCode: exitCodeOf(mapped), error: mapped };
   } finally {
     ceiling.stop();
   }
@@ -63,10 +69,10 @@ export async function nightlyJob(
 async function runOnce(
   io: CliIo,
   config: JobConfig,
-  options: { failOn: FailOn | undefined; progress: boolean; logger: Logger },
+  options: { failOn: FailOn | undefined; progress: boolean; logger: Logger; runId: string },
   onSynced: (sync: SyncResult) => void,
 ): Promise<NightlyRunResult> {
-  const { sources, close } = buildSources(config, options.logger);
+  const { sources, close } = buildSources(config, options.logger.child({ runId: options.runId }));
   const progress = options.progress ? new TerminalProgress((text) => io.stderr(text)) : undefined;
   try {
     const mirror = openMirrorOrExit(config.db, config.origins.db);
@@ -78,6 +84,7 @@ async function runOnce(
         reconSettings: config.recon,
         reportsDir: config.reportsDir,
         logger: options.logger,
+        runId: options.runId,
         signal: io.signal,
         ...(progress ? { progress } : {}),
         syncExitCodes: SYNC_EXIT_CODES,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { JobConfig } from '../config/index.js';
 import type { ReconcileResult } from '../runner/reconcile-mirror.js';
 import { runReconcile } from '../runner/run-reconcile.js';
+import { newRunId } from '../sync/run-sync.js';
 import type { ExitCode } from './exit-codes.js';
 import { exitCodeOf, jobExit } from './job-errors.js';
 import { type FailOn, reconcileExitCode } from './job-exit.js';
@@ -10,6 +11,8 @@ import { recordMetrics } from './metrics-output.js';
 
 /** How one reconciliation ended: its result when it ran, else the error that stopped it. */
 export interface ReconcileJobOutcome {
+  /** The run's id, also when it stopped before it had a result (a held lock, say). */
+  readonly runId: string;
   readonly result: ReconcileResult | null;
   readonly exitCode: ExitCode;
   readonly error: unknown;
@@ -24,6 +27,7 @@ export async function reconcileJob(
   options: { failOn: FailOn | undefined; logger: Logger },
 ): Promise<ReconcileJobOutcome> {
   const started = Date.now();
+  const runId = newRunId(started);
   let outcome: ReconcileJobOutcome;
   try {
     const mirror = openMirrorOrExit(config.db, config.origins.db);
@@ -33,8 +37,10 @@ export async function reconcileJob(
         settings: config.recon,
         reportsDir: config.reportsDir,
         logger: options.logger,
+        runId,
       });
       outcome = {
+        runId,
         result,
         exitCode: reconcileExitCode(result.reconciliation, options.failOn),
         error: null,
@@ -44,9 +50,9 @@ export async function reconcileJob(
     }
   } catch (error) {
     const mapped = jobExit(error, { file: config.db, syncing: false });
-    outcome = { result: null, exitCode: exitCodeOf(mapped), error: mapped };
+    outcome = { runId, result: null, exitCode: exitCodeOf(mapped), error: mapped };
   }
-  recordMetrics(config.metricsFile, options.logger, {
+  recordMetrics(config.metricsFile, options.logger.child({ runId }), {
     command: 'reconcile',
     startedAt: started,
     finishedAt: Date.now(),

@@ -13,7 +13,7 @@ export function logRunOutcome(logger: Logger, outcome: NightlyJobOutcome): void 
   const { result, exitCode } = outcome;
   const current = result?.reconcile?.reconciliation.current ?? [];
   const fields = {
-    runId: result?.runId ?? null,
+    runId: outcome.runId,
     exitCode,
     outcome: EXIT_OUTCOMES[exitCode],
     durationMs: result?.durationMs ?? null,

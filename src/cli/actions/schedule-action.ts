@@ -2,6 +2,7 @@ import type { JobConfig } from '../../config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { runSchedule, validateSchedule } from '../../runner/nightly-schedule.js';
 import { ScheduleError } from '../../runner/schedule-error.js';
+import { newRunId } from '../../sync/run-sync.js';
 import type { CliIo } from '../cli-io.js';
 import { runConfigFlags } from '../commands/run-command.js';
 import type { ScheduleFlags } from '../commands/schedule-command.js';
@@ -57,7 +58,12 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
         try {
           current = await loadConfig(io, runConfigFlags(flags), true);
         } catch (error) {
-          logRunOutcome(logger, { result: null, exitCode: exitCodeOf(error), error });
+          logRunOutcome(logger, {
+            runId: newRunId(Date.now()),
+            result: null,
+            exitCode: exitCodeOf(error),
+            error,
+          });
           return;
         }
         const outcome = await nightlyJob(io, current, {

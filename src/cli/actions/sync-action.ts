@@ -1,7 +1,7 @@
 import type { MerchantSource } from '../../config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { MirrorError } from '../../mirror/mirror-error.js';
-import { runSync } from '../../sync/run-sync.js';
+import { newRunId, runSync } from '../../sync/run-sync.js';
 import type { SyncResult } from '../../sync/sync-result.js';
 import type { CliIo } from '../cli-io.js';
 import { SYNC_EXIT_CODES, type SyncFlags } from '../commands/sync-command.js';
@@ -43,7 +43,9 @@ async function syncFromFlags(
 ): Promise<{ result: SyncResult; mirrorFile: string; message: string }> {
   const config = await loadConfig(io, configFlags(flags), true);
   const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
-  const { sources, close } = buildSources(config, logger);
+  // Chosen here rather than by runSync, so that the clients' lines (rate limits) carry it too.
+  const runId = newRunId(Date.now());
+  const { sources, close } = buildSources(config, logger.child({ runId }));
   const progress =
     io.stderrIsTTY && flags.progress ? new TerminalProgress((text) => io.stderr(text)) : undefined;
   try {
@@ -54,6 +56,7 @@ async function syncFromFlags(
         sources,
         settings: syncSettings(config),
         logger,
+        runId,
         signal: io.signal,
         ...(progress ? { progress } : {}),
         command,
