@@ -5,12 +5,13 @@ import { newRunId } from '../sync/run-sync.js';
 import type { SyncResult } from '../sync/sync-result.js';
 import type { CliIo } from './cli-io.js';
 import { SYNC_EXIT_CODES } from './commands/sync-command.js';
-import type { ExitCode } from './exit-codes.js';
+import { EXIT, type ExitCode, ExitError } from './exit-codes.js';
 import { startHeapCeiling } from './heap-ceiling.js';
 import { exitCodeOf, jobExit } from './job-errors.js';
 import { type FailOn, nightlyExitCode } from './job-exit.js';
 import { buildSources, openMirrorOrExit, syncSettings } from './job-setup.js';
 import { recordMetrics } from './metrics-output.js';
+import { runExitMessage } from './run-summary.js';
 import { TerminalProgress } from './terminal-progress.js';
 
 /** How one nightly job ended: its result when it ran, else the error that stopped it. */
@@ -18,9 +19,16 @@ export interface NightlyJobOutcome {
   /** The run's id, also when it stopped before it had a result (a held lock, say). */
   readonly runId: string;
   readonly result: NightlyRunResult | null;
+  /** The sync's result, also when the reconciliation then failed (no result); null if none. */
+  readonly sync: SyncResult | null;
   readonly exitCode: ExitCode;
   /** The mapped error (an ExitError, or an internal error) when the run could not finish. */
   readonly error: unknown;
+  /**
+   * What ends the command other than 0: `error`, or for a run that finished with 3, 4 or 6 an
+   * ExitError whose message is the one line stderr gets; null for 0.
+   */
+  readonly failure: unknown;
 }
 
 /**
@@ -30,12 +38,12 @@ export interface NightlyJobOutcome {
 export async function nightlyJob(
   io: CliIo,
   config: JobConfig,
-  options: { failOn: FailOn | undefined; progress: boolean; logger: Logger },
+  options: { failOn: FailOn | undefined; progress: boolean; logger: Logger; runId?: string },
 ): Promise<NightlyJobOutcome> {
   const started = Date.now();
   // Chosen here rather than by runNightly, so that the lines of the clients (rate limits) and of
   // the metrics file carry it too, as every line of the run does.
-  const runId = newRunId(started);
+  const runId = options.runId ?? newRunId(started);
   const logger = options.logger.child({ runId });
   let outcome: NightlyJobOutcome;
   // The sync's result even when the reconciliation then throws: the metrics show the sync ran.
@@ -46,11 +54,23 @@ export async function nightlyJob(
       synced = sync;
     });
     // runNightly computed it with nightlyExitCode (see runOnce), so it is one of EXIT.
-    outcome = { runId, result, exitCode: result.exitCode as ExitCode, error: null };
+    const exitCode = result.exitCode as ExitCode;
+    const failure =
+      exitCode === EXIT.OK
+        ? null
+        : new ExitError(exitCode, runExitMessage(result, options.failOn, config.merchants));
+    outcome = { runId, result, sync: result.sync, exitCode, error: null, failure };
   } catch (error) {
     // Until the sync has returned, a mirror that cannot be written leaves it incomplete (exit 4).
     const mapped = jobExit(error, { file: config.db, syncing: synced === null });
-    outcome = { runId, result: null, exitCode: exitCodeOf(mapped), error: mapped };
+    outcome = {
+      runId,
+      result: null,
+      sync: synced,
+      exitCode: exitCodeOf(mapped),
+      error: mapped,
+      failure: mapped,
+    };
   } finally {
     ceiling.stop();
   }
@@ -60,7 +80,7 @@ export async function nightlyJob(
     startedAt: started,
     finishedAt: Date.now(),
     exitCode: outcome.exitCode,
-    sync: result?.sync ?? synced,
+    sync: outcome.sync,
     reconcile: result?.reconcile ?? null,
   });
   return outcome;

@@ -24,10 +24,10 @@ export interface ReconcileJobOutcome {
  */
 export async function reconcileJob(
   config: JobConfig,
-  options: { failOn: FailOn | undefined; logger: Logger },
+  options: { failOn: FailOn | undefined; logger: Logger; runId?: string },
 ): Promise<ReconcileJobOutcome> {
   const started = Date.now();
-  const runId = newRunId(started);
+  const runId = options.runId ?? newRunId(started);
   let outcome: ReconcileJobOutcome;
   try {
     const mirror = openMirrorOrExit(config.db, config.origins.db);

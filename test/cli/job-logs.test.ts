@@ -1,10 +1,14 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliProcess } from '../support/cli-process.js';
+import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
+import { openMirror } from '../../src/mirror/open-mirror.js';
+import { type CliResult, runCliProcess, startCliProcess } from '../support/cli-process.js';
 import { type JobFixture, startJobFixture } from './job-fixture.js';
 
 // What an operator's log shipper reads from `run`, `sync` and `reconcile` under cron or systemd
-// (stderr not a terminal): pino JSON lines, each of them naming the run, then at most the one
-// plain line of a failure, last.
+// (stderr not a terminal): pino JSON lines, each of them naming the run, the last one `run
+// finished` saying how it ended, then at most the one plain line of a failure.
 
 interface LogLine {
   readonly level: number;
@@ -34,6 +38,23 @@ function expectOneRunId(lines: readonly LogLine[]): string {
   expect(runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
   for (const line of lines) expect(line.runId, JSON.stringify(line)).toBe(runId);
   return runId as string;
+}
+
+/** The log of a finished command: one run id throughout, `run finished` last, then the plain line. */
+function finishedLog(run: CliResult, command: string, exitCode: number) {
+  expect(run.code, run.stderr).toBe(exitCode);
+  const { json, plain } = stderrLines(run.stderr);
+  expect(plain).toHaveLength(exitCode === 0 ? 0 : 1);
+  const finished = json.at(-1);
+  expect(finished, run.stderr).toMatchObject({ msg: 'run finished', command, exitCode });
+  expect(json.filter((l) => l.msg === 'run finished')).toHaveLength(1);
+  expectOneRunId(json);
+  expect(typeof finished?.durationMs).toBe('number');
+  if (exitCode !== 0)
+    expect((finished?.error as { message?: string } | undefined)?.message).toBe(
+      plain[0]?.replace(/^cardsync: /, ''),
+    );
+  return { lines: json, finished: finished as LogLine };
 }
 
 describe('the logs of the job commands, stderr not a terminal', () => {
@@ -66,5 +87,132 @@ describe('the logs of the job commands, stderr not a terminal', () => {
         f.t.sandbox.faults.reset();
       }
     }
+  }, 60_000);
+
+  it('run, exit 0: the last line says how it ended, with its counts and durations', async () => {
+    const run = await runCliProcess(['run'], f.env);
+    const { finished } = finishedLog(run, 'run', 0);
+    expect(finished).toMatchObject({
+      level: 30,
+      outcome: 'ok',
+      sync: 'done',
+      syncDurationMs: expect.any(Number),
+      reconcileDurationMs: expect.any(Number),
+      rows: { cards: { read: expect.any(Number), new: expect.any(Number) } },
+      findings: { current: expect.any(Number), new: expect.any(Number) },
+      dataComplete: true,
+      reportDir: expect.stringContaining(finished.runId as string),
+    });
+    expect((finished.rows as { cards: { read: number } }).cards.read).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('run, exit 4 (upstream unavailable after retries): a warning with the error', async () => {
+    f.t.sandbox.faults.replace([
+      { kind: 'server-error', status: 503, match: { operation: 'listTransactions' } },
+    ]);
+    try {
+      const run = await runCliProcess(['run'], f.env);
+      expect(finishedLog(run, 'run', 4).finished).toMatchObject({
+        level: 40,
+        outcome: 'sync_incomplete',
+        sync: 'incomplete',
+        dataComplete: false,
+        error: expect.objectContaining({
+          message: expect.stringMatching(/^sync incomplete: .*503/),
+        }),
+      });
+    } finally {
+      f.t.sandbox.faults.reset();
+    }
+  }, 60_000);
+
+  it('run, exit 3 (a key refused): an error naming where the key came from, never the key', async () => {
+    const run = await runCliProcess(['run'], { ...f.env, CARDSYNC_API_KEY: 'sk_test_wrong' });
+    expect(finishedLog(run, 'run', 3).finished).toMatchObject({
+      level: 50,
+      outcome: 'unauthorized',
+      sync: 'unauthorized',
+      error: expect.objectContaining({ message: expect.stringContaining('CARDSYNC_API_KEY') }),
+    });
+    expect(run.stderr).not.toContain('sk_test_wrong');
+  }, 60_000);
+
+  it('run, exit 5 (the lock held), exit 2 (a bad setting), exit 1 (a report that cannot be written)', async () => {
+    const mirror = openMirror(f.db);
+    const lock = acquireMirrorLock(mirror.db, { runId: 'held-by-test' });
+    try {
+      const locked = await runCliProcess(['run'], f.env);
+      expect(finishedLog(locked, 'run', 5).finished).toMatchObject({
+        level: 40,
+        outcome: 'locked',
+        error: expect.objectContaining({ code: 'MIRROR_LOCKED' }),
+        sync: null,
+      });
+    } finally {
+      lock.release();
+      await mirror.close();
+    }
+    const usage = await runCliProcess(['run', '--grace-minutes', 'soon'], f.env);
+    expect(finishedLog(usage, 'run', 2).finished).toMatchObject({
+      level: 40,
+      outcome: 'usage_error',
+    });
+    const reportsDir = join(f.dir, 'blocked-reports');
+    mkdirSync(reportsDir);
+    writeFileSync(join(reportsDir, 'latest'), 'not a link\n');
+    const broken = await runCliProcess(['run'], { ...f.env, CARDSYNC_REPORTS_DIR: reportsDir });
+    expect(finishedLog(broken, 'run', 1).finished).toMatchObject({
+      level: 50,
+      outcome: 'internal_error',
+      sync: 'done',
+      rows: { cards: { read: expect.any(Number) } },
+      err: { message: expect.stringContaining('latest') },
+    });
+  }, 60_000);
+
+  it('run stopped by SIGTERM: exit 4, interrupted, not reconciled', async () => {
+    f.t.sandbox.faults.replace([{ kind: 'latency', ms: 400 }]);
+    try {
+      const cli = startCliProcess(['run'], f.env);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      cli.child.kill('SIGTERM');
+      const code = await cli.exited();
+      const run = { code, stdout: cli.stdout(), stderr: cli.stderr() };
+      expect(finishedLog(run, 'run', 4).finished).toMatchObject({
+        level: 40,
+        sync: 'interrupted',
+        reconcileSkipped: expect.any(String),
+        findings: null,
+      });
+    } finally {
+      f.t.sandbox.faults.reset();
+    }
+  }, 60_000);
+
+  it('sync and reconcile end with their own run finished line', async () => {
+    const sync = await runCliProcess(['sync'], f.env);
+    expect(finishedLog(sync, 'sync', 0).finished).toMatchObject({
+      level: 30,
+      sync: 'done',
+      rows: { transactions: { read: expect.any(Number) } },
+      findings: null,
+    });
+    const refused = await runCliProcess(['sync'], { ...f.env, CARDSYNC_API_KEY: 'sk_test_wrong' });
+    expect(finishedLog(refused, 'sync', 3).finished).toMatchObject({ sync: 'unauthorized' });
+    const reconcile = await runCliProcess(['reconcile'], f.env);
+    expect(finishedLog(reconcile, 'reconcile', 0).finished).toMatchObject({
+      sync: null,
+      findings: { current: expect.any(Number) },
+    });
+    const failing = await runCliProcess(['reconcile', '--fail-on', 'error'], f.env);
+    expect(finishedLog(failing, 'reconcile', 6).finished).toMatchObject({
+      level: 30,
+      outcome: 'discrepancies',
+    });
+    const missing = await runCliProcess(['reconcile'], {
+      ...f.env,
+      CARDSYNC_DB: join(f.dir, 'none.sqlite'),
+    });
+    expect(finishedLog(missing, 'reconcile', 2).finished).toMatchObject({ outcome: 'usage_error' });
   }, 60_000);
 });

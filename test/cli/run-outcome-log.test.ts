@@ -14,7 +14,13 @@ const HOLDER =
 function finishedLine(thrown: unknown) {
   const log = capturedLog('info');
   const error = jobExit(thrown, { file: '/var/lib/cardsync/mirror.sqlite', syncing: false });
-  logRunOutcome(log.logger, { result: null, exitCode: exitCodeOf(error), error });
+  logRunOutcome(log.logger, {
+    command: 'run',
+    runId: '20261121T020000Z-3f9a1c',
+    exitCode: exitCodeOf(error),
+    durationMs: 12,
+    error,
+  });
   const lines = log.lines().filter((l) => l.msg === 'run finished');
   expect(lines).toHaveLength(1);
   return { line: lines[0]!, text: log.text() };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliProcess } from '../support/cli-process.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
+import { messageLines } from './job-fixture.js';
 
 describe('cardsync sync on bad input', () => {
   let t: TestSandbox;
@@ -69,10 +70,8 @@ describe('cardsync sync on bad input', () => {
     it(`exits 2 with one line naming ${name}, and writes nothing`, async () => {
       const result = await runCliProcess(['sync', ...flags], env());
       expect(result.code).toBe(2);
-      const lines = result.stderr
-        .trim()
-        .split('\n')
-        .filter((l) => !l.startsWith('(run with'));
+      // Besides the `run finished` JSON line, one plain line.
+      const lines = messageLines(result.stderr);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(message);
       expect(result.stderr).not.toContain(good.CARDSYNC_API_KEY);
@@ -100,7 +99,7 @@ describe('cardsync sync on bad input', () => {
     ] as const) {
       const result = await runCliProcess(['sync', ...args], { ...good, ...env });
       expect(result.code, result.stderr).toBe(2);
-      expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+      expect(messageLines(result.stderr)).toEqual([expect.stringMatching(message)]);
     }
     expect(existsSync(db)).toBe(false);
   });

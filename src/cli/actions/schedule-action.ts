@@ -54,14 +54,17 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
         // Each run reads the configuration afresh, as `cardsync run` would: a key or CA file
         // renewed after a refusal (exit 3) is used by the next tick without a restart. One that
         // no longer loads is that run's exit 2, logged; the schedule goes on.
+        const started = Date.now();
+        const runId = newRunId(started);
         let current: JobConfig;
         try {
           current = await loadConfig(io, runConfigFlags(flags), true);
         } catch (error) {
           logRunOutcome(logger, {
-            runId: newRunId(Date.now()),
-            result: null,
+            command: 'run',
+            runId,
             exitCode: exitCodeOf(error),
+            durationMs: Date.now() - started,
             error,
           });
           return;
@@ -70,8 +73,18 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
           failOn: flags.failOn,
           progress: false,
           logger,
+          runId,
         });
-        logRunOutcome(logger, outcome);
+        logRunOutcome(logger, {
+          command: 'run',
+          runId,
+          exitCode: outcome.exitCode,
+          durationMs: Date.now() - started,
+          sync: outcome.sync,
+          reconcile: outcome.result?.reconcile ?? null,
+          reconcileSkipped: outcome.result?.reconcileSkipped ?? null,
+          error: outcome.failure,
+        });
       },
     });
     io.stdout(

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { MerchantSource } from '../../config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { MirrorError } from '../../mirror/mirror-error.js';
@@ -11,40 +12,60 @@ import { buildSources, loadConfig, openMirrorOrExit, syncSettings } from '../job
 import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 import { mirrorFailureExit } from '../mirror-failure-exit.js';
 import { refusedKeyMessage } from '../refused-key.js';
+import { logRunOutcome } from '../run-outcome-log.js';
 import { formatSyncSummary } from '../sync-summary.js';
 import { TerminalProgress } from '../terminal-progress.js';
 
 /** The body of `cardsync sync`: sync, print the summary, and end with the outcome's exit code. */
 export async function syncAction(io: CliIo, flags: SyncFlags): Promise<void> {
+  // The logger and the run id come before the configuration, so that a bad setting (exit 2)
+  // ends with a `run finished` line as every other end does. The run id is chosen here rather
+  // than by runSync so that the clients' lines (rate limits) carry it too.
+  const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
+  const started = Date.now();
+  const runId = newRunId(started);
   const ceiling = startHeapCeiling();
-  let result: Awaited<ReturnType<typeof syncFromFlags>>;
+  let synced: Awaited<ReturnType<typeof syncFromFlags>> | null = null;
+  let failure: unknown = null;
   try {
-    result = await syncFromFlags(io, flags, 'sync');
+    synced = await syncFromFlags(io, flags, { logger, runId });
+    io.stdout(
+      flags.json
+        ? `${JSON.stringify(synced.result)}\n`
+        : formatSyncSummary(synced.result, synced.mirrorFile),
+    );
+    if (synced.result.outcome !== 'done')
+      failure = new ExitError(
+        synced.result.outcome === 'unauthorized' ? EXIT.UNAUTHORIZED : EXIT.SYNC_INCOMPLETE,
+        synced.message,
+      );
+  } catch (error) {
+    failure = error;
   } finally {
     ceiling.stop();
   }
-  io.stdout(
-    flags.json
-      ? `${JSON.stringify(result.result)}\n`
-      : formatSyncSummary(result.result, result.mirrorFile),
-  );
-  if (result.result.outcome !== 'done')
-    throw new ExitError(
-      result.result.outcome === 'unauthorized' ? EXIT.UNAUTHORIZED : EXIT.SYNC_INCOMPLETE,
-      result.message,
-    );
+  logRunOutcome(logger, {
+    command: 'sync',
+    runId,
+    // Not job-errors' exitCodeOf: it brings the reports module, which a sync never loads.
+    exitCode:
+      failure === null ? EXIT.OK : failure instanceof ExitError ? failure.exitCode : EXIT.INTERNAL,
+    durationMs: Date.now() - started,
+    sync: synced?.result ?? null,
+    error: failure,
+  });
+  logger.flush();
+  if (failure !== null) throw failure;
 }
 
 /** Configure, open, lock and sync. */
 async function syncFromFlags(
   io: CliIo,
   flags: SyncFlags,
-  command: string,
+  run: { readonly logger: Logger; readonly runId: string },
 ): Promise<{ result: SyncResult; mirrorFile: string; message: string }> {
   const config = await loadConfig(io, configFlags(flags), true);
-  const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
-  // Chosen here rather than by runSync, so that the clients' lines (rate limits) carry it too.
-  const runId = newRunId(Date.now());
+  const { logger, runId } = run;
   const { sources, close } = buildSources(config, logger.child({ runId }));
   const progress =
     io.stderrIsTTY && flags.progress ? new TerminalProgress((text) => io.stderr(text)) : undefined;
@@ -59,7 +80,7 @@ async function syncFromFlags(
         runId,
         signal: io.signal,
         ...(progress ? { progress } : {}),
-        command,
+        command: 'sync',
         exitCodes: SYNC_EXIT_CODES,
       });
       progress?.finish();
@@ -75,7 +96,6 @@ async function syncFromFlags(
     }
   } finally {
     await close();
-    logger.flush();
   }
 }
 
