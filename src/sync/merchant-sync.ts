@@ -166,10 +166,18 @@ export async function syncMerchant(
     if (result.outcome === 'done') throw cause.error;
     const code = cause.error instanceof UpstreamError ? cause.error.code : 'ABORTED';
     result.error = { code, message: `${cause.step}: ${(cause.error as Error).message}` };
-    context.logger.error(
-      { err: cause.error, step: cause.step, source: context.source },
-      'merchant sync stopped',
-    );
+    // A stop asked for (SIGTERM, SIGINT, a lost lock, which logs its own error) is no failure
+    // of the merchant's sync: a warning with the step it stopped in, not an error and a stack.
+    if (result.outcome === 'interrupted')
+      context.logger.warn(
+        { step: cause.step, source: context.source, reason: result.error.message },
+        'merchant sync stopped',
+      );
+    else
+      context.logger.error(
+        { err: cause.error, step: cause.step, source: context.source },
+        'merchant sync stopped',
+      );
     return result;
   } finally {
     context.signal.removeEventListener('abort', stopWork);

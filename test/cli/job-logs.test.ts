@@ -170,7 +170,7 @@ describe('the logs of the job commands, stderr not a terminal', () => {
     });
   }, 60_000);
 
-  it('run stopped by SIGTERM: exit 4, interrupted, not reconciled', async () => {
+  it('run stopped by SIGTERM: exit 4, interrupted, not reconciled, and the stop no error', async () => {
     f.t.sandbox.faults.replace([{ kind: 'latency', ms: 400 }]);
     try {
       const cli = startCliProcess(['run'], f.env);
@@ -178,12 +178,17 @@ describe('the logs of the job commands, stderr not a terminal', () => {
       cli.child.kill('SIGTERM');
       const code = await cli.exited();
       const run = { code, stdout: cli.stdout(), stderr: cli.stderr() };
-      expect(finishedLog(run, 'run', 4).finished).toMatchObject({
+      const { lines, finished } = finishedLog(run, 'run', 4);
+      expect(finished).toMatchObject({
         level: 40,
         sync: 'interrupted',
         reconcileSkipped: expect.any(String),
         findings: null,
       });
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+      expect(lines.filter((l) => l.msg === 'merchant sync stopped')).toEqual([
+        expect.objectContaining({ level: 40, reason: expect.stringMatching(/aborted/) }),
+      ]);
     } finally {
       f.t.sandbox.faults.reset();
     }
