@@ -52,7 +52,7 @@ function upstreamMessage(body: unknown, secret: string): string | undefined {
 }
 
 /**
- * The failure a non-2xx answer stands for: 401 never retried; 429 and 5xx retried (with the
+ * The failure a non-2xx answer stands for: 401 never retried; 408, 429 and 5xx retried (with the
  * Retry-After of a 429 or 503); a 3xx a rejection naming where it pointed; any other status a
  * rejection carrying the body's `code`.
  */

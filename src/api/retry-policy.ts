@@ -57,7 +57,11 @@ export function retryDelay(
   return Math.min(settings.retryAfterCapMs, Math.max(jitter, retryAfterMs));
 }
 
-/** True for the statuses worth another attempt: 429 and every 5xx. */
+/**
+ * True for the statuses worth another attempt: 408 (the server, or a proxy before it, timed out
+ * waiting for the request: nothing was taken, reference-model section 7's timeouts), 429 and
+ * every 5xx.
+ */
 export function isRetryableStatus(status: number): boolean {
-  return status === 429 || (status >= 500 && status <= 599);
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }

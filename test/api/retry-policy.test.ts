@@ -36,8 +36,8 @@ describe('retry policy', () => {
     expect(retryDelay(1, 86_400_000, settings, () => 0.5)).toBe(60_000);
   });
 
-  it('retries 429 and every 5xx, and no other status', () => {
-    expect([429, 500, 502, 503, 504, 599].every(isRetryableStatus)).toBe(true);
+  it('retries 408, 429 and every 5xx, and no other status', () => {
+    expect([408, 429, 500, 502, 503, 504, 599].every(isRetryableStatus)).toBe(true);
     expect([200, 201, 400, 401, 404, 409, 422, 600].some(isRetryableStatus)).toBe(false);
   });
 });

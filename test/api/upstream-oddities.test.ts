@@ -200,6 +200,47 @@ describe('CardIssuingClient: what a real upstream may send', () => {
     }
   });
 
+  it('tries a read or an order again after a 408 (the request timed out before it was taken), the order with the same body', async () => {
+    let seen = 0;
+    const bodies: string[] = [];
+    up.answer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      request.on('end', () => {
+        bodies.push(body);
+        seen += 1;
+        if (seen % 2 === 1) {
+          response.writeHead(408, { 'content-type': 'application/json', connection: 'close' });
+          response.end('{"code":"REQUEST_TIMEOUT","message":"the request took too long"}');
+          return;
+        }
+        response.writeHead(request.method === 'POST' ? 201 : 200, {
+          'content-type': 'application/json',
+        });
+        response.end(
+          request.method === 'POST'
+            ? '{"data":{"orderNo":"ord_1","merchantOrderNo":"m-408"}}'
+            : BALANCE_BODY,
+        );
+      });
+    });
+    const { client, waits } = up.client();
+    try {
+      expect((await client.getMerchantBalance()).currency).toBe('USD');
+      await expect(
+        client.freezeCard({ cardId: 'card_1', merchantOrderNo: 'm-408' }),
+      ).resolves.toMatchObject({ orderNo: 'ord_1', merchantOrderNo: 'm-408' });
+      expect(seen).toBe(4);
+      expect(bodies[2]).toBe(bodies[3]);
+      expect(JSON.parse(bodies[3] ?? '')).toMatchObject({ merchantOrderNo: 'm-408' });
+      expect(waits).toHaveLength(2);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('follows no redirect, to http:// least of all, and says where it was sent and why it stopped', async () => {
     for (const [status, location] of [
       [301, 'http://cards.example.com/merchants/balance'],
