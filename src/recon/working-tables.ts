@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import { exactSumSql } from './exact-sum-sql.js';
 import { transactionEffectSql } from './transaction-effect-sql.js';
 
 /**
@@ -33,8 +34,9 @@ export const JOURNAL_TABLE = 'temp.recon_journal';
 
 /**
  * Per card and currency, the merchant's transactions: how many (`transactions`), the sum of
- * their effects on the card's balance (`effect`, see transaction-effect-sql.ts; NULL when no
- * row has one), how many have no known effect (`unusable`), and `visible_at`, the latest of
+ * their effects on the card's balance (`effect_high` and `effect_low`, the parts of an exact sum
+ * that cannot overflow, see exact-sum-sql.ts and transaction-effect-sql.ts; NULL when no row
+ * has one), how many have no known effect (`unusable`), and `visible_at`, the latest of
  * each row's earlier of `created_at` and `first_seen_at`: a balance read at or after it could
  * reflect every one of them (see `visibleAtReadSql`).
  */
@@ -45,7 +47,8 @@ export const CARD_TRANSACTIONS_TABLE = 'temp.recon_card_transactions';
  * or REVERSAL (`returns` > 0, what OVER_REFUND reads) or with two rows of one type and amount
  * (`repeats` > 0, what DUPLICATE_TRANSACTION reads). Over the PURCHASE, REFUND and REVERSAL rows:
  * `currency` (the greatest), `currencies` (how many different ones: the sums add minor units of
- * each), `purchased` and `returned` (sums of `amount_minor`, 0 when none), `returns` (how many
+ * each), `purchased` and `returned` (sums of `amount_minor`, NULL when none, each in the parts
+ * `_high` and `_low` of an exact sum: exact-sum-sql.ts), `returns` (how many
  * REFUND and REVERSAL rows) and `unusable` (how many with no `amount_minor`). `repeats` counts
  * the rows with an `amount_minor` beyond the first of each type, currency and amount.
  */
@@ -113,15 +116,21 @@ const JOURNAL = [
 const CARD_TRANSACTIONS = [
   `CREATE TABLE ${CARD_TRANSACTIONS_TABLE} (
      card_id TEXT NOT NULL, currency TEXT NOT NULL, transactions INTEGER NOT NULL,
-     effect INTEGER, unusable INTEGER NOT NULL, visible_at TEXT NOT NULL,
+     effect_high INTEGER, effect_low INTEGER, unusable INTEGER NOT NULL,
+     visible_at TEXT NOT NULL,
      PRIMARY KEY (card_id, currency)
    ) WITHOUT ROWID`,
+  // `LIMIT -1` (no limit) keeps SQLite from flattening the subquery: each row's effect is then
+  // computed once, before the sort, rather than from its raw columns after it for each part of
+  // the sum. Measured at 1M transactions: 1.05 s against 1.3 s flattened (1.3 s with one sum).
   `INSERT INTO ${CARD_TRANSACTIONS_TABLE}
-   SELECT card_id, currency, count(*), sum(effect), sum(effect IS NULL), max(visible_at)
+   SELECT card_id, currency, count(*), ${exactSumSql('effect', 'effect')}, sum(effect IS NULL),
+          max(visible_at)
    FROM (
      SELECT t.card_id, t.currency, ${transactionEffectSql('t')} AS effect,
             min(t.created_at, t.first_seen_at) AS visible_at
      FROM transactions t NOT INDEXED WHERE t.merchant_id = @merchantId
+     LIMIT -1
    )
    GROUP BY card_id, currency`,
 ];
@@ -130,15 +139,16 @@ const CARD_TRANSACTIONS = [
 const TRADES = [
   `CREATE TABLE ${TRADES_TABLE} (
      card_id TEXT NOT NULL, trade_no TEXT NOT NULL, currency TEXT, currencies INTEGER NOT NULL,
-     purchased INTEGER NOT NULL, returned INTEGER NOT NULL, returns INTEGER NOT NULL,
+     purchased_high INTEGER, purchased_low INTEGER, returned_high INTEGER, returned_low INTEGER,
+     returns INTEGER NOT NULL,
      unusable INTEGER NOT NULL, repeats INTEGER NOT NULL, PRIMARY KEY (card_id, trade_no)
    ) WITHOUT ROWID`,
   `INSERT INTO ${TRADES_TABLE}
    SELECT card_id, trade_no,
           max(CASE WHEN type IN ('PURCHASE', 'REFUND', 'REVERSAL') THEN currency END),
           count(DISTINCT CASE WHEN type IN ('PURCHASE', 'REFUND', 'REVERSAL') THEN currency END),
-          coalesce(sum(CASE WHEN type = 'PURCHASE' THEN amount_minor END), 0),
-          coalesce(sum(CASE WHEN type IN ('REFUND', 'REVERSAL') THEN amount_minor END), 0),
+          ${exactSumSql("CASE WHEN type = 'PURCHASE' THEN amount_minor END", 'purchased')},
+          ${exactSumSql("CASE WHEN type IN ('REFUND', 'REVERSAL') THEN amount_minor END", 'returned')},
           sum(type IN ('REFUND', 'REVERSAL')) AS returns,
           sum(type IN ('PURCHASE', 'REFUND', 'REVERSAL') AND amount_minor IS NULL),
           -- 10.00 USD and 1000 JPY are both 1000 minor units, and no repeat of one another.

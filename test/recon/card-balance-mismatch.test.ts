@@ -9,6 +9,8 @@ import {
   openLedger,
   READ_AT,
   shift,
+  type TestCard,
+  type TestLedger,
 } from './support/test-ledger.js';
 
 const temp = useTempMirrors();
@@ -77,6 +79,72 @@ describe('CARD_BALANCE_MISMATCH', () => {
       expected: '-52.00',
       actual: '90071992547409.91',
       delta: '90071992547461.91',
+    });
+  });
+
+  describe("sums a ledger past SQLite's integer range (2^63) exactly instead of failing the run", () => {
+    // 2^53 - 1 cents, the largest amount the sync takes: 1,025 of them pass 2^63 - 1, where
+    // SQLite's sum() throws "integer overflow" (which failed every check of the run) and its +
+    // turns to a float.
+    const HUGE = '90071992547409.91';
+    const findingsOf = (l: TestLedger) =>
+      runOn(l, [CODE]).findings.map((f) => [f.cardId, f.expected, f.actual, f.delta]);
+
+    it('of transactions, whether they were all visible at the read or not', () => {
+      const l = ledger();
+      const refunds = (card: TestCard, count: number) =>
+        card.activities(
+          Array.from({ length: count }, () => ({
+            type: 'REFUND' as const,
+            amount: HUGE,
+            createdAt: shift(HISTORY_AT, DAY),
+          })),
+        );
+      // Every transaction visible at the read: the card's sums come from the working table.
+      const visible = l.issue(l.offering(), { amount: '100.00' });
+      refunds(visible, 1025);
+      // One created after the read: the card's transactions are summed again, one by one.
+      const later = l.issue(l.offering(), { amount: '100.00' });
+      refunds(later, 1025);
+      const ledgerAtRead = later.balance;
+      later.activity({ amount: '1.00', createdAt: shift(READ_AT, MINUTE) });
+      const plain = l.issue(l.offering(), { amount: '100.00' });
+      visible.write({ balance: '0.00' });
+      later.write({ balance: '0.00' });
+      plain.write({ balance: '98.50' });
+      expect(findingsOf(l)).toEqual([
+        [visible.cardId, l.text(visible.balance), '0.00', l.text(-visible.balance)],
+        [later.cardId, l.text(ledgerAtRead), '0.00', l.text(-ledgerAtRead)],
+        [plain.cardId, '98.00', '98.50', '0.50'],
+      ]);
+      expect(l.text(visible.balance)).toBe('92323792361095255.75');
+    });
+
+    it('of journal orders, and of orders and transactions each within the range', () => {
+      const l = ledger();
+      const deposits = (card: TestCard, count: number) => {
+        for (let i = 0; i < count; i++)
+          card.money('DEPOSIT', HUGE, shift(HISTORY_AT, DAY + i * 1000));
+      };
+      const orders = l.issue(l.offering(), { amount: '100.00' });
+      deposits(orders, 1025);
+      // 600 deposits and 600 refunds: each sum fits, their total does not.
+      const both = l.issue(l.offering(), { amount: '100.00' });
+      deposits(both, 600);
+      both.activities(
+        Array.from({ length: 600 }, () => ({
+          type: 'REFUND' as const,
+          amount: HUGE,
+          createdAt: shift(HISTORY_AT, 2 * DAY),
+        })),
+      );
+      orders.write({ balance: '0.00' });
+      both.write({ balance: '0.00' });
+      expect(findingsOf(l)).toEqual([
+        [orders.cardId, l.text(orders.balance), '0.00', l.text(-orders.balance)],
+        [both.cardId, l.text(both.balance), '0.00', l.text(-both.balance)],
+      ]);
+      expect(both.balance).toBeGreaterThan(2n ** 63n);
     });
   });
 

@@ -97,6 +97,39 @@ describe('OVER_REFUND', () => {
     });
   });
 
+  it("sums refunds past SQLite's integer range (2^63) exactly instead of failing the run", () => {
+    // 1,025 refunds of 2^53 - 1 cents each, every one a valid amount: SQLite's sum() throws
+    // "integer overflow" past 2^63 - 1, which failed every check of the reconciliation.
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const purchase = card.activity({ amount: '1.00', createdAt: DAY2 });
+    card.activities(
+      Array.from({ length: 1025 }, () => ({
+        type: 'REFUND' as const,
+        amount: '90071992547409.91',
+        tradeNo: purchase.tradeNo,
+        createdAt: DAY2,
+      })),
+    );
+    const other = l.issue(l.offering(), { amount: '500.00' });
+    const small = other.activity({ amount: '5.00', createdAt: DAY2 });
+    other.activity({ type: 'REFUND', amount: '6.00', tradeNo: small.tradeNo, createdAt: DAY2 });
+    card.write({ balance: '0.00' });
+    other.write();
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => [f.tradeNo, f.expected, f.actual, f.delta])).toEqual(
+      expect.arrayContaining([
+        [purchase.tradeNo, '1.00', '92323792361095157.75', '92323792361095156.75'],
+        [small.tradeNo, '5.00', '6.00', '1.00'],
+      ]),
+    );
+    expect(results.findings).toHaveLength(2);
+    expect(coverageOf(results, CODE)).toMatchObject({
+      examined: { transactions: 1026 },
+      skipped: [],
+    });
+  });
+
   it('sums refunds and reversals split over several rows against the purchases', () => {
     const l = openLedger(temp);
     const card = l.issue(l.offering(), { amount: '500.00' });

@@ -1,5 +1,6 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
+import { exactSum, exactSumPartsSql, exactSumSql } from '../exact-sum-sql.js';
 import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
@@ -16,7 +17,9 @@ const CODE = 'CARD_BALANCE_MISMATCH';
  * transaction could be reflected (`visible_at`, the usual case) takes its sums from the working
  * table `cardTransactions`; only the others are read again, transaction by transaction. A card
  * with a journal DEPOSIT or WITHDRAW that has no `orderNo` (`unknown_orders`) is left out: the
- * ledger holds for a card whose orders are all known (reference-model section 4).
+ * ledger holds for a card whose orders are all known (reference-model section 4). Sums are
+ * taken in the two parts of exact-sum-sql.ts (`_high`, `_low`): a card's ledger may pass
+ * SQLite's integer range (2^63), where sum() fails the statement and + turns to a float.
  */
 const CANDIDATES = `${JOURNAL_CTE},
 issued AS MATERIALIZED (
@@ -31,7 +34,7 @@ unknown_orders AS MATERIALIZED (
 ),
 order_sums AS MATERIALIZED (
   SELECT j.fee_card_id AS card_id, count(*) AS orders,
-         sum(CASE j.kind WHEN 'WITHDRAW' THEN -j.amount_minor ELSE j.amount_minor END) AS total,
+         ${exactSumSql("CASE j.kind WHEN 'WITHDRAW' THEN -j.amount_minor ELSE j.amount_minor END", 'total')},
          sum(j.amount_minor IS NULL) AS unusable
   FROM journal j JOIN cards c ON c.card_id = j.fee_card_id AND c.merchant_id = @merchantId
   WHERE j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW') AND j.unlinkable IS NULL AND j.succeeded = 1
@@ -40,7 +43,8 @@ order_sums AS MATERIALIZED (
 ),
 card_sums AS MATERIALIZED (
   SELECT c.card_id, c.observed_at, max(s.visible_at) <= c.observed_at AS all_visible,
-         sum(s.effect) AS total, sum(s.unusable) AS unusable, sum(s.transactions) AS counted
+         sum(s.effect_high) AS total_high, sum(s.effect_low) AS total_low,
+         sum(s.unusable) AS unusable, sum(s.transactions) AS counted
   FROM cards c JOIN ${CARD_TRANSACTIONS_TABLE} s ON s.card_id = c.card_id
   WHERE c.merchant_id = @merchantId
   GROUP BY c.card_id, c.observed_at
@@ -52,9 +56,10 @@ effects AS (
   WHERE NOT r.all_visible AND t.card_id = r.card_id AND t.merchant_id = @merchantId
 ),
 transaction_sums AS MATERIALIZED (
-  SELECT card_id, total, unusable, counted, 0 AS later FROM card_sums WHERE all_visible
+  SELECT card_id, total_high, total_low, unusable, counted, 0 AS later
+  FROM card_sums WHERE all_visible
   UNION ALL
-  SELECT card_id, sum(CASE WHEN visible THEN effect END) AS total,
+  SELECT card_id, ${exactSumSql('CASE WHEN visible THEN effect END', 'total')},
          sum(visible AND effect IS NULL) AS unusable, sum(visible) AS counted,
          sum(NOT visible) AS later
   FROM effects GROUP BY card_id
@@ -62,7 +67,9 @@ transaction_sums AS MATERIALIZED (
 candidates AS (
   SELECT c.card_id, c.status, c.balance_minor, c.currency, c.observed_at,
          CASE WHEN c.status = 'CANCELLED' THEN 0
-              ELSE coalesce(o.total, 0) + coalesce(s.total, 0) END AS expected,
+              ELSE coalesce(o.total_high, 0) + coalesce(s.total_high, 0) END AS expected_high,
+         CASE WHEN c.status = 'CANCELLED' THEN 0
+              ELSE coalesce(o.total_low, 0) + coalesce(s.total_low, 0) END AS expected_low,
          coalesce(o.orders, 0) AS orders, coalesce(s.counted, 0) AS counted,
          coalesce(s.later, 0) AS later,
          CASE
@@ -225,29 +232,27 @@ export const cardBalanceMismatch: Check = {
       .prepare(
         `WITH ${CANDIDATES}
          SELECT card_id AS cardId, status, balance_minor AS balance, currency,
-                observed_at AS observedAt, CAST(expected AS TEXT) AS expected, orders, counted,
-                later, reason,
-                reason IS NULL AND abs(balance_minor - expected) > @tolerance AS mismatch
+                observed_at AS observedAt, ${exactSumPartsSql('expected_high', 'expected_low', 'expected')},
+                orders, counted, later, reason
          FROM candidates`,
       )
       .iterate({
         merchantId,
         start: range.start,
         through: range.through,
-        tolerance,
       }) as IterableIterator<{
       cardId: string;
       status: string;
       balance: number;
       currency: string;
       observedAt: string;
-      /** Integer text: a sum of amounts may pass 2^53, where a number would lose its cents. */
-      expected: string;
+      /** The parts of an exact sum: the ledger may pass 2^53, where a number loses cents. */
+      expected_high: number;
+      expected_low: number;
       orders: number;
       counted: number;
       later: number;
       reason: string | null;
-      mismatch: number;
     }>;
     const tally = new CoverageTally().examine('cards', 0).examine('transactions', 0);
     const findings: Finding[] = [];
@@ -258,9 +263,11 @@ export const cardBalanceMismatch: Check = {
         tally.skip('cards', c.reason).leaveOpen('cardId', [c.cardId]);
         continue;
       }
-      const expectedMinor = BigInt(c.expected);
-      if (c.mismatch && c.status !== 'CANCELLED') {
-        const balance = BigInt(c.balance);
+      const expectedMinor = exactSum(c.expected_high, c.expected_low) ?? 0n;
+      const balance = BigInt(c.balance);
+      const difference = balance - expectedMinor;
+      const mismatch = (difference < 0n ? -difference : difference) > BigInt(tolerance);
+      if (mismatch && c.status !== 'CANCELLED') {
         const late = effectsOf(mirroredAfterRead, c);
         const changed = [...late, ...effectsOf(statusChangedAfterRead, c)];
         const explained = (effects: readonly bigint[]) =>
@@ -282,20 +289,20 @@ export const cardBalanceMismatch: Check = {
         counted += c.counted;
         later += c.later;
       }
-      if (!c.mismatch) continue;
+      if (!mismatch) continue;
       const expected = moneyText(expectedMinor, c.currency);
       const actual = moneyText(c.balance, c.currency);
       const ledger =
         c.status === 'CANCELLED'
           ? 'a CANCELLED card holds 0'
-          : `the ledger says ${expected ?? c.expected} (${c.orders} completed orders, ${c.counted} transactions)`;
+          : `the ledger says ${expected ?? expectedMinor} (${c.orders} completed orders, ${c.counted} transactions)`;
       findings.push(
         makeFinding(CODE, merchantId, {
           cardId: c.cardId,
           currency: c.currency,
           expected,
           actual,
-          delta: moneyText(BigInt(c.balance) - expectedMinor, c.currency),
+          delta: moneyText(difference, c.currency),
           detail: `${c.status} card reports ${actual ?? c.balance} ${c.currency} at ${c.observedAt}; ${ledger}`,
         }),
       );

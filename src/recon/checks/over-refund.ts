@@ -1,5 +1,6 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
+import { exactSum, exactSumValueSql } from '../exact-sum-sql.js';
 import { makeFinding } from '../finding.js';
 import { moneyText } from '../money-text.js';
 import { TRADES_TABLE } from '../working-tables.js';
@@ -19,11 +20,13 @@ export const overRefund: Check = {
   uses: ['trades'],
   run({ db, merchantId, settings }: CheckContext) {
     const tolerance = settings.tolerances[CODE];
-    // Sums of amounts come back as bigints: past 2^53 minor units a number would lose cents.
-    const trades = db
+    // Sums of amounts come back as bigints: past 2^53 minor units a number would lose cents,
+    // and past 2^63 SQLite's own integers (each sum then comes in parts: exact-sum-sql.ts).
+    const rows = db
       .prepare(
-        `SELECT card_id AS cardId, trade_no AS tradeNo, currency, currencies, purchased,
-                returned, returns, unusable
+        `SELECT card_id AS cardId, trade_no AS tradeNo, currency, currencies,
+                ${exactSumValueSql('purchased_high', 'purchased_low', 'purchased')},
+                ${exactSumValueSql('returned_high', 'returned_low', 'returned')}, returns, unusable
          FROM ${TRADES_TABLE} WHERE returns > 0 ORDER BY card_id, trade_no`,
       )
       .safeIntegers(true)
@@ -32,11 +35,25 @@ export const overRefund: Check = {
       tradeNo: string;
       currency: string;
       currencies: bigint;
-      purchased: bigint;
-      returned: bigint;
+      purchased: bigint | null;
+      purchased_high: bigint | null;
+      purchased_low: bigint | null;
+      returned: bigint | null;
+      returned_high: bigint | null;
+      returned_low: bigint | null;
       returns: bigint;
       unusable: bigint;
     }[];
+    const trades = rows.map((t) => ({
+      cardId: t.cardId,
+      tradeNo: t.tradeNo,
+      currency: t.currency,
+      currencies: t.currencies,
+      purchased: t.purchased ?? exactSum(t.purchased_high, t.purchased_low) ?? 0n,
+      returned: t.returned ?? exactSum(t.returned_high, t.returned_low) ?? 0n,
+      returns: t.returns,
+      unusable: t.unusable,
+    }));
     const tooPrecise = trades.filter((t) => t.unusable !== 0n);
     // Minor units of two currencies do not add up: 1500 JPY returned is not more than 10.00 USD.
     const mixed = trades.filter((t) => t.unusable === 0n && t.currencies > 1n);

@@ -140,7 +140,18 @@ export class TestLedger {
 
   /** A transaction as the sync writes it, first seen at `seenAt` (default: when created). */
   transaction(fields: Partial<Transaction> & { cardId: string }, seenAt?: string): Transaction {
-    const txn: Transaction = {
+    const txn = this.draft(fields);
+    this.writers.transactions.write([txn], {
+      merchantId: this.merchantId,
+      runId: this.runId,
+      observedAt: seenAt ?? txn.createdAt,
+    });
+    return txn;
+  }
+
+  /** A transaction as {@link transaction} fills it in, not written. */
+  draft(fields: Partial<Transaction> & { cardId: string }): Transaction {
+    return {
       transactionId: next('txn'),
       tradeNo: next('trd'),
       type: 'PURCHASE',
@@ -152,12 +163,6 @@ export class TestLedger {
       createdAt: HISTORY_AT,
       ...fields,
     };
-    this.writers.transactions.write([txn], {
-      merchantId: this.merchantId,
-      runId: this.runId,
-      observedAt: seenAt ?? txn.createdAt,
-    });
-    return txn;
   }
 
   /** A card issued from `offering` through a journaled ISSUE order, and its FEE record. */
@@ -296,6 +301,29 @@ export class TestCard {
     const txn = this.ledger.transaction({ ...fields, cardId: this.cardId }, seenAt);
     this.balance += effect(txn, this.ledger.currency);
     return txn;
+  }
+
+  /**
+   * Many card transactions in one write (a test of a thousand rows need not commit a thousand
+   * times); each moves the balance as {@link activity} does.
+   */
+  activities(list: readonly Partial<Transaction>[]): Transaction[] {
+    const txns = list.map((fields) => this.ledger.draft({ ...fields, cardId: this.cardId }));
+    // First seen when created, as {@link activity} writes them.
+    const byCreation = new Map<string, Transaction[]>();
+    for (const txn of txns) {
+      const batch = byCreation.get(txn.createdAt) ?? [];
+      byCreation.set(txn.createdAt, batch);
+      batch.push(txn);
+    }
+    for (const [observedAt, batch] of byCreation)
+      this.ledger.writers.transactions.write(batch, {
+        merchantId: this.ledger.merchantId,
+        runId: this.ledger.runId,
+        observedAt,
+      });
+    for (const txn of txns) this.balance += effect(txn, this.ledger.currency);
+    return txns;
   }
 
   /** A journaled FREEZE, UNFREEZE or CANCEL (a CANCEL leaves its FEE record and zeroes the card). */
