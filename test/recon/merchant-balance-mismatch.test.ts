@@ -115,6 +115,33 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     expect(coverageOf(results, CODE).examined).toEqual({ intervals: 1, orders: 1 });
   });
 
+  it("counts a cancelled card's balance past SQLite's integer range (2^63) exactly instead of failing the run", () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '100.00', at: shift(S1, -HOUR) });
+    // 1,025 refunds of 2^53 - 1 cents (each a valid amount): SQLite's sum() throws past 2^63.
+    card.activities(
+      Array.from({ length: 1025 }, () => ({
+        type: 'REFUND' as const,
+        amount: '90071992547409.91',
+        createdAt: shift(S1, -30 * MINUTE),
+      })),
+    );
+    const returned = card.balance;
+    card.switchTo('CANCEL', shift(S1, 2 * HOUR));
+    card.write();
+    l.snapshot('1000.00', S1);
+    // What the cancellation would have returned without the refunds.
+    l.snapshot('1098.00', S2);
+    // And another interval, unexplained.
+    l.snapshot('1090.00', shift(S2, DAY));
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => [f.snapshotAt, f.expected, f.actual, f.delta])).toEqual([
+      [S2, l.text(l.minor('1000.00') + returned), '1098.00', l.text(l.minor('98.00') - returned)],
+      [shift(S2, DAY), '1098.00', '1090.00', '-8.00'],
+    ]);
+    expect(l.text(returned)).toBe('92323792361095255.75');
+  });
+
   it('times a flow that follows an outcome by its FEE record', () => {
     const l = openLedger(temp);
     const card = l.issue(l.offering(), { amount: '100.00', at: shift(S1, -HOUR) });

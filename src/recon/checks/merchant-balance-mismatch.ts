@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from '../../mirror/sqlite-database.js';
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
+import { exactSum, exactSumSql } from '../exact-sum-sql.js';
 import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
@@ -240,7 +241,8 @@ function cancelledCardBalance(
   db: SqliteDatabase,
   merchantId: string,
 ): (cardId: string, at: string) => bigint | null {
-  // Sums in bigints, read as bigints: past 2^53 minor units a number drops cents unseen.
+  // Sums in bigints, read as bigints: past 2^53 minor units a number drops cents unseen, and
+  // past 2^63 SQLite's sum() fails the statement (so it is taken in parts: exact-sum-sql.ts).
   const orders = db
     .prepare(
       `SELECT o.kind, o.amount_minor AS amountMinor, f.status, f.created_at AS createdAt
@@ -255,7 +257,7 @@ function cancelledCardBalance(
     .safeIntegers(true);
   const transactions = db
     .prepare(
-      `SELECT sum(effect) AS total, sum(effect IS NULL) AS unusable FROM (
+      `SELECT ${exactSumSql('effect', 'total')}, sum(effect IS NULL) AS unusable FROM (
        SELECT ${transactionEffectSql('t')} AS effect FROM transactions t
        WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.created_at < @at)`,
     )
@@ -284,10 +286,11 @@ function cancelledCardBalance(
       total += sign * order.amountMinor;
     }
     const moved = transactions.get({ cardId, merchantId, at }) as {
-      total: bigint | null;
+      total_high: bigint | null;
+      total_low: bigint | null;
       unusable: bigint | null;
     };
     if ((moved.unusable ?? 0n) > 0n) return null;
-    return total + (moved.total ?? 0n);
+    return total + (exactSum(moved.total_high, moved.total_low) ?? 0n);
   };
 }
