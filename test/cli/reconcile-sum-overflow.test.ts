@@ -75,5 +75,12 @@ describe('cardsync reconcile, with sums past the range of SQLite integers', () =
       ['OVER_REFUND', other.cardId, small.tradeNo, '5.00', '6.00', '1.00'],
     ]);
     expect(returned).toBeGreaterThan(2n ** 63n);
+    // The analysts' views sum with SQLite's sum(): one that passes its range fails the query
+    // that reads it (docs/analysts.md), never the reconciliation, which does not read them.
+    const after = temp.open();
+    expect(() => after.db.prepare('SELECT * FROM card_balance_check').all()).toThrow(
+      'integer overflow',
+    );
+    expect(after.db.prepare('SELECT count(*) FROM open_findings').pluck().get()).toBe(4);
   });
 });
