@@ -1068,7 +1068,11 @@ describe('012_findings_minor_units', () => {
 
     const mirror = openMirror(file);
     temp.defer(() => mirror.close());
-    expect(mirror.migration.applied).toEqual(['012_findings_minor_units', '013_pending_reports']);
+    expect(mirror.migration.applied).toEqual([
+      '012_findings_minor_units',
+      '013_pending_reports',
+      '014_exact_view_sums',
+    ]);
     const kept = table(
       mirror.db,
       `SELECT check_code, currency, expected, actual, delta, expected_minor, actual_minor,
@@ -1262,6 +1266,55 @@ describe('sql/examples.sql', () => {
     expect(top.filter(([currency]) => currency === 'JPY')).toHaveLength(20);
     expect(top.filter(([currency]) => currency === 'USD')).toEqual([
       ['USD', 'Corner Shop', 1, 1250, 0],
+    ]);
+  });
+});
+
+describe('sums past the range of SQLite integers (2^63 minor units)', () => {
+  it('leave the card or group they concern without a sum, and fail no query of the others', () => {
+    // 1,025 refunds of 2^53 - 1 cents, each a valid amount: SQLite's sum() throws past 2^63 - 1.
+    const l = openLedger(temp);
+    const big = l.issue(l.offering(), { amount: '500.00' });
+    big.activities(
+      Array.from({ length: 1025 }, () => ({
+        type: 'REFUND' as const,
+        amount: '90071992547409.91',
+        createdAt: shift(HISTORY_AT, DAY),
+      })),
+    );
+    big.write({ balance: '1.00' });
+    const other = l.issue(l.offering(), { amount: '500.00' });
+    other.write({ balance: '497.00' });
+    expect(
+      table(
+        l.db,
+        `SELECT card_id, transactions_counted, transactions_minor, expected_minor, expected,
+                difference_minor, difference, check_result, unchecked_reason
+         FROM card_balance_check ORDER BY card_id`,
+      ),
+    ).toEqual([
+      [
+        big.cardId,
+        1026,
+        null,
+        null,
+        null,
+        null,
+        null,
+        'unchecked',
+        "the ledger passes SQLite's integer range (2^63 minor units): sum card_ledger's effect_minor in two parts (docs/analysts.md)",
+      ],
+      [other.cardId, 1, -200, 49800, '498.00', -100, '-1.00', 'mismatch', null],
+    ]);
+    expect(
+      table(
+        l.db,
+        `SELECT type, transaction_count, amount_minor, amount, fee_minor, fee
+         FROM transactions_daily ORDER BY type`,
+      ),
+    ).toEqual([
+      ['FEE', 2, 400, '4.00', 0, '0.00'],
+      ['REFUND', 1025, null, null, 0, '0.00'],
     ]);
   });
 });

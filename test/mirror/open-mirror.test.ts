@@ -387,6 +387,7 @@ describe('openMirror', () => {
       { version: 11, name: 'status_order_outcomes' },
       { version: 12, name: 'findings_minor_units' },
       { version: 13, name: 'pending_reports' },
+      { version: 14, name: 'exact_view_sums' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
