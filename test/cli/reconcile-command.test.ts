@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { CHECK_CODES, SEVERITY_OF } from '../../src/recon/check-code.js';
-import { importJournals } from '../runner/runner-world.js';
+import { syncWithJournals } from '../runner/runner-world.js';
 import { runCliProcess, unprivilegedUser } from '../support/cli-process.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 import { messageLines, readCsv } from './job-fixture.js';
@@ -56,13 +56,7 @@ describe('cardsync reconcile', () => {
     });
     env = { CARDSYNC_DB: w.mirrorFile, CARDSYNC_REPORTS_DIR: join(w.dir, 'reports') };
     planted = JSON.parse(readFileSync(w.t.sandbox.groundTruthFile!, 'utf8')).findings;
-    expect((await w.sync()).outcome).toBe('done');
-    const mirror = w.openMirror();
-    try {
-      await importJournals(w, mirror.db);
-    } finally {
-      await mirror.close();
-    }
+    await syncWithJournals(w);
     const result = await reconcile();
     expect(result.code, result.stderr).toBe(0);
     first = result.json!;

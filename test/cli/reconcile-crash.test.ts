@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importJournals } from '../runner/runner-world.js';
+import { syncWithJournals } from '../runner/runner-world.js';
 import { runCliProcess } from '../support/cli-process.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 import { readCsv } from './job-fixture.js';
@@ -136,13 +136,7 @@ describe('cardsync reconcile killed at any point, then run again', () => {
       merchants: 1,
       world: { cards: 40, transactions: 300, days: 20, anomaliesPerCode: 1 },
     });
-    expect((await w.sync()).outcome).toBe('done');
-    const mirror = w.openMirror();
-    try {
-      await importJournals(w, mirror.db);
-    } finally {
-      await mirror.close();
-    }
+    await syncWithJournals(w);
     const first = await reconcile({ db: w.mirrorFile, reports: join(w.dir, 'reports') }, BEFORE);
     expect(first.code, first.stderr).toBe(0);
     before = first.runId;

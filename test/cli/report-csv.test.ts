@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISCREPANCY_COLUMNS } from '../../src/reports/finding-rows.js';
-import { importJournals } from '../runner/runner-world.js';
+import { syncWithJournals } from '../runner/runner-world.js';
 import { runCliProcess } from '../support/cli-process.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 import { messageLines, readCsv } from './job-fixture.js';
@@ -64,13 +64,7 @@ describe('the report files', () => {
       (c) => c.status === 'ACTIVE',
     )!.cardId;
     for (const tradeNo of TRADE_NOS) await plantDuplicate(tradeNo);
-    expect((await w.sync()).outcome).toBe('done');
-    const mirror = w.openMirror();
-    try {
-      await importJournals(w, mirror.db);
-    } finally {
-      await mirror.close();
-    }
+    await syncWithJournals(w);
     const result = await reconcile();
     expect(result.code, result.stderr).toBe(0);
     reportDir = (JSON.parse(result.stdout) as { reportDir: string }).reportDir;

@@ -336,13 +336,8 @@ describe('CARD_BALANCE_MISMATCH', () => {
     describe("transactions created within a second of the read (its stamp is the upstream clock's estimate)", () => {
       const NEAR_READ =
         'the difference is the effect of transactions created within a second of the balance read, which may have come before or after them: checked by the next run';
-
-      it('leaves a card to the next run when its balance already reflects one created just after the stamp', () => {
-        const l = ledger();
-        const card = l.issue(l.offering(), { amount: '100.00' });
-        // The true read came after the purchase: the stamp is 400 ms early.
-        card.activity({ amount: '7.00', createdAt: shift(READ_AT, 400) }, shift(READ_AT, 2_000));
-        card.write();
+      /** No finding, and the coverage says the card waits for the next run. */
+      const expectLeftToTheNextRun = (l: ReturnType<typeof ledger>) => {
         const results = runOn(l, [CODE]);
         expect(lines(results)).toEqual([]);
         expect(coverageOf(results, CODE).skipped).toContainEqual({
@@ -350,6 +345,15 @@ describe('CARD_BALANCE_MISMATCH', () => {
           reason: NEAR_READ,
           count: 1,
         });
+      };
+
+      it('leaves a card to the next run when its balance already reflects one created just after the stamp', () => {
+        const l = ledger();
+        const card = l.issue(l.offering(), { amount: '100.00' });
+        // The true read came after the purchase: the stamp is 400 ms early.
+        card.activity({ amount: '7.00', createdAt: shift(READ_AT, 400) }, shift(READ_AT, 2_000));
+        card.write();
+        expectLeftToTheNextRun(l);
         // Read again later, the card is held to its whole ledger.
         card.write({}, shift(READ_AT, DAY));
         expect(lines(runOn(l, [CODE]))).toEqual([]);
@@ -362,13 +366,7 @@ describe('CARD_BALANCE_MISMATCH', () => {
         // The true read came before the purchase: the stamp is 400 ms late.
         card.activity({ amount: '7.00', createdAt: shift(READ_AT, -400) }, shift(READ_AT, -100));
         card.write({ balance: before });
-        const results = runOn(l, [CODE]);
-        expect(lines(results)).toEqual([]);
-        expect(coverageOf(results, CODE).skipped).toContainEqual({
-          unit: 'cards',
-          reason: NEAR_READ,
-          count: 1,
-        });
+        expectLeftToTheNextRun(l);
       });
 
       it('still reports a difference they do not explain, or one explained by a transaction further away', () => {

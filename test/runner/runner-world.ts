@@ -30,6 +30,18 @@ export async function importJournals(w: SyncWorld, db: SqliteDatabase): Promise<
     await importOrderFile(db, { file: merchant.journalFile!, merchantId: merchant.merchantId });
 }
 
+/** Sync `w` once, which must end done, then import every merchant's journal into its mirror. */
+export async function syncWithJournals(w: SyncWorld): Promise<void> {
+  const synced = await w.sync();
+  if (synced.outcome !== 'done') throw new Error(`the sync ended ${synced.outcome}, not done`);
+  const mirror = w.openMirror();
+  try {
+    await importJournals(w, mirror.db);
+  } finally {
+    await mirror.close();
+  }
+}
+
 /** The ground-truth manifest's findings. */
 export async function plantedFindings(w: SyncWorld): Promise<{ check: string }[]> {
   const manifest = JSON.parse(await readFile(w.t.sandbox.groundTruthFile!, 'utf8')) as {
