@@ -113,6 +113,12 @@ WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
  * its effect in the status it had before. The read may have come before the change (a PENDING
  * refund completing, a PENDING purchase declined while the sync read other cards), so the
  * balance may still show the old effect.
+ *
+ * And for each one created before the read but first mirrored DECLINED after it, the same for
+ * the PENDING it may have been at the read (section 4: a PENDING purchase that expires): the
+ * mirror never saw that status, yet the balance read may still hold its amount. Any other status
+ * first mirrored after the read moves the balance as its PENDING did, or as not posting at all
+ * did ({@link MIRRORED_AFTER_READ}).
  */
 const STATUS_CHANGED_AFTER_READ = `
 SELECT ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect
@@ -125,7 +131,15 @@ FROM (
     AND s.observed_at > @observedAt
   GROUP BY t.transaction_id
 ) p
-JOIN transactions t ON t.transaction_id = p.transaction_id`;
+JOIN transactions t ON t.transaction_id = p.transaction_id
+UNION ALL
+SELECT -(${transactionEffectSql('p')}) AS effect
+FROM (
+  SELECT t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status
+  FROM transactions t
+  WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.status = 'DECLINED'
+    AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt
+) p`;
 
 /**
  * How far a card's `observed_at` may lie from the moment the upstream read its balance. The sync
