@@ -103,7 +103,7 @@ candidates AS (
  * visible after its `createdAt`, reference-model section 4), after the read.
  */
 const MIRRORED_AFTER_READ = `
-SELECT ${transactionEffectSql('t')} AS effect FROM transactions t
+SELECT ${transactionEffectSql('t')} AS effect, t.created_at AS at FROM transactions t
 WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
   AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt`;
 
@@ -121,7 +121,7 @@ WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
  * did ({@link MIRRORED_AFTER_READ}).
  */
 const STATUS_CHANGED_AFTER_READ = `
-SELECT ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect
+SELECT ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect, p.first_change AS at
 FROM (
   SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, s.from_status AS status,
          min(s.observed_at) AS first_change
@@ -133,9 +133,9 @@ FROM (
 ) p
 JOIN transactions t ON t.transaction_id = p.transaction_id
 UNION ALL
-SELECT -(${transactionEffectSql('p')}) AS effect
+SELECT -(${transactionEffectSql('p')}) AS effect, p.created_at AS at
 FROM (
-  SELECT t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status
+  SELECT t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status, t.created_at
   FROM transactions t
   WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.status = 'DECLINED'
     AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt
@@ -158,14 +158,24 @@ const READ_STAMP_UNCERTAINTY_MS = 1000;
  */
 const CREATED_NEAR_READ = `
 SELECT CASE WHEN ${visibleAtReadSql('t.created_at', 't.first_seen_at', '@observedAt')}
-            THEN ${transactionEffectSql('t')} ELSE -(${transactionEffectSql('t')}) END AS effect
+            THEN ${transactionEffectSql('t')} ELSE -(${transactionEffectSql('t')}) END AS effect,
+       t.created_at AS at
 FROM transactions t
 WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
   AND t.created_at BETWEEN @nearFrom AND @nearTo
   AND NOT (t.created_at <= @observedAt AND t.first_seen_at > @observedAt)`;
 
-/** Terms (late postings, status changes) beyond which only leaving them all out is tried. */
+/**
+ * Terms (late postings, status changes) beyond which only leaving them all out, and every subset
+ * of the ones this many nearest the read, are tried.
+ */
 const MAX_SUBSET_TERMS = 10;
+
+/** A term that may explain a card's difference, and the upstream time it moved the balance at. */
+interface Term {
+  readonly effect: bigint;
+  readonly at: string;
+}
 
 /** Why a card whose difference late postings would explain is not judged this run. */
 const POSTED_LATE_REASON =
@@ -180,21 +190,33 @@ const NEAR_READ_REASON =
   'the difference is the effect of transactions created within a second of the balance read, which may have come before or after them: checked by the next run';
 
 /**
- * True when leaving some of `effects` out of `expected` gives `balance` (within `tolerance`):
- * the read may have come before they posted (or changed status). Every subset is tried when there are few, else
- * only leaving them all out.
+ * True when leaving some of `terms` out of `expected` gives `balance` (within `tolerance`): the
+ * read at `observedAt` may have come before they posted (or changed status). Every subset is
+ * tried when there are few; else leaving them all out, and every subset of the
+ * {@link MAX_SUBSET_TERMS} nearest the read, since a first sync mirrors a card's whole history
+ * after its read, and what the read missed is most likely what happened at about its time.
  */
 function explainedByLatePostings(
   balance: bigint,
   expected: bigint,
-  effects: readonly bigint[],
+  terms: readonly Term[],
   tolerance: bigint,
+  observedAt: string,
 ): boolean {
   const near = (sum: bigint) => {
     const difference = balance - (expected - sum);
     return (difference < 0n ? -difference : difference) <= tolerance;
   };
-  if (effects.length > MAX_SUBSET_TERMS) return near(effects.reduce((a, b) => a + b, 0n));
+  let effects = terms.map((t) => t.effect);
+  if (effects.length > MAX_SUBSET_TERMS) {
+    if (near(effects.reduce((a, b) => a + b, 0n))) return true;
+    const read = Date.parse(observedAt);
+    const distance = (t: Term) => Math.abs(Date.parse(t.at) - read);
+    effects = [...terms]
+      .sort((a, b) => distance(a) - distance(b))
+      .slice(0, MAX_SUBSET_TERMS)
+      .map((t) => t.effect);
+  }
   let sums = new Set<bigint>([0n]);
   for (const effect of effects) sums = new Set([...sums, ...[...sums].map((sum) => sum + effect)]);
   sums.delete(0n);
@@ -220,21 +242,21 @@ export const cardBalanceMismatch: Check = {
   uses: ['journal', 'cardTransactions'],
   run({ db, merchantId, range, settings }: CheckContext) {
     const tolerance = settings.tolerances[CODE];
-    const mirroredAfterRead = db.prepare(MIRRORED_AFTER_READ).pluck().safeIntegers(true);
-    const statusChangedAfterRead = db.prepare(STATUS_CHANGED_AFTER_READ).pluck().safeIntegers(true);
-    const createdNearRead = db.prepare(CREATED_NEAR_READ).pluck().safeIntegers(true);
+    const mirroredAfterRead = db.prepare(MIRRORED_AFTER_READ).safeIntegers(true);
+    const statusChangedAfterRead = db.prepare(STATUS_CHANGED_AFTER_READ).safeIntegers(true);
+    const createdNearRead = db.prepare(CREATED_NEAR_READ).safeIntegers(true);
     const effectsOf = (
       statement: typeof mirroredAfterRead,
       c: { cardId: string; observedAt: string },
       more: Record<string, string> = {},
-    ): bigint[] =>
+    ): Term[] =>
       (
-        statement.all({ cardId: c.cardId, merchantId, observedAt: c.observedAt, ...more }) as (
-          | bigint
-          | null
-        )[]
-      ).filter((effect): effect is bigint => effect !== null && effect !== 0n);
-    const nearReadEffects = (c: { cardId: string; observedAt: string }): bigint[] => {
+        statement.all({ cardId: c.cardId, merchantId, observedAt: c.observedAt, ...more }) as {
+          effect: bigint | null;
+          at: string;
+        }[]
+      ).filter((t): t is Term => t.effect !== null && t.effect !== 0n);
+    const nearReadEffects = (c: { cardId: string; observedAt: string }): Term[] => {
       const read = Date.parse(c.observedAt);
       return effectsOf(createdNearRead, c, {
         nearFrom: new Date(read - READ_STAMP_UNCERTAINTY_MS).toISOString(),
@@ -284,8 +306,8 @@ export const cardBalanceMismatch: Check = {
       if (mismatch && c.status !== 'CANCELLED') {
         const late = effectsOf(mirroredAfterRead, c);
         const changed = [...late, ...effectsOf(statusChangedAfterRead, c)];
-        const explained = (effects: readonly bigint[]) =>
-          explainedByLatePostings(balance, expectedMinor, effects, BigInt(tolerance));
+        const explained = (terms: readonly Term[]) =>
+          explainedByLatePostings(balance, expectedMinor, terms, BigInt(tolerance), c.observedAt);
         const reason = explained(late)
           ? POSTED_LATE_REASON
           : explained(changed)
