@@ -37,7 +37,7 @@ export class UnknownContentCodingError extends Error {
 }
 
 /**
- * The body with its content codings undone, last applied first. The client names none in
+ * The body with its content codings undone, last applied first; no bytes stay no bytes. The client names none in
  * `accept-encoding`, which RFC 9110 reads as any being acceptable, so a server may gzip (or
  * deflate, or brotli) its answers unasked.
  * @throws UnknownContentCodingError for any other coding; zlib's error for a corrupt body, or
@@ -53,11 +53,15 @@ export async function decodeContent(
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
-  let decoded = bytes;
-  for (const coding of codings.reverse()) {
+  const decoders = codings.reverse().map((coding) => {
     const decoder = DECODERS[coding];
     if (decoder === undefined) throw new UnknownContentCodingError(coding);
-    decoded = await decoder(decoded, { maxOutputLength: maxBytes });
-  }
+    return decoder;
+  });
+  // No bytes is no content (a 204 answering an order), not an empty gzip, which has a header:
+  // servers name their coding on such an answer too, and zlib refused it as cut short.
+  if (bytes.length === 0) return bytes;
+  let decoded = bytes;
+  for (const decoder of decoders) decoded = await decoder(decoded, { maxOutputLength: maxBytes });
   return decoded;
 }

@@ -148,6 +148,31 @@ describe('CardIssuingClient: what a real upstream may send', () => {
     }
   });
 
+  it('takes a 204 to an order that names a content-encoding as accepted after one attempt (no content: nothing to decode), instead of retrying a gzip it could not undo until the order failed', async () => {
+    for (const coding of ['gzip', 'deflate', 'br', 'identity, gzip']) {
+      up.answer((_request, response) => {
+        response.writeHead(204, { 'content-encoding': coding });
+        response.end();
+      });
+      const { client, waits } = up.client();
+      try {
+        await expect(
+          client.freezeCard({ cardId: 'card_1', merchantOrderNo: 'm-1' }),
+          coding,
+        ).resolves.toEqual({
+          orderNo: undefined,
+          merchantOrderNo: 'm-1',
+          replayed: false,
+          status: 204,
+        });
+        expect(client.stats().requests, coding).toBe(1);
+        expect(waits).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
   it('gives up at once on a content coding it cannot read, naming it', async () => {
     up.answer(json(BALANCE_BODY, { 'content-encoding': 'zstd' }));
     const { client } = up.client();
