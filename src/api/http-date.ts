@@ -44,16 +44,22 @@ export function parseHttpDate(text: string, nowMs = Date.now()): number | undefi
     if (h === undefined || min === undefined || s === undefined || d === undefined)
       return undefined;
     if (h > 23 || min > 59 || s > 60) return undefined;
-    let y = Number(year);
-    if (year?.length === 2) {
-      // A two-digit year more than 50 years ahead is of the past century (RFC 9110).
-      y += 2000;
-      if (Date.UTC(y, 0) > nowMs + YEARS_50_MS) y -= 100;
-    }
+    const m = MONTHS.indexOf(month ?? '');
     // A leap second is read as the second before it.
-    const at = Date.UTC(y, MONTHS.indexOf(month ?? ''), d, h, min, Math.min(s, 59));
-    // Date.UTC rolls 31 Nov over into 1 Dec: a day the month lacks is no date.
-    return new Date(at).getUTCDate() === d ? at : undefined;
+    const at = (y: number) => {
+      // setUTCFullYear, not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
+      const date = new Date(Date.UTC(2000, 0, 1, h, min, Math.min(s, 59)));
+      return date.setUTCFullYear(y, m, d);
+    };
+    let ms = at(Number(year));
+    if (year?.length === 2) {
+      // A two-digit year whose timestamp is more than 50 years ahead is of the past century
+      // (RFC 9110): the timestamp, not its year's first day, so 31-Dec-76 read in late 2026.
+      ms = at(2000 + Number(year));
+      if (ms > nowMs + YEARS_50_MS) ms = at(1900 + Number(year));
+    }
+    // A date rolls 31 Nov over into 1 Dec: a day the month lacks is no date.
+    return new Date(ms).getUTCDate() === d ? ms : undefined;
   }
   return undefined;
 }

@@ -89,6 +89,24 @@ describe('CardIssuingClient: what a real upstream may send', () => {
     }
   });
 
+  it("reads an RFC 850 date more than 50 years ahead by its whole timestamp, not its year's first day, as the past century (RFC 9110), and a four-digit year under 100 as itself", () => {
+    const now = Date.parse('2026-11-26T14:00:00Z');
+    // 2076-12-31 is more than 50 years ahead of 2026-11-26, though 2076-01-01 is not.
+    expect(parseHttpDate('Thursday, 31-Dec-76 00:00:00 GMT', now)).toBe(
+      Date.parse('1976-12-31T00:00:00Z'),
+    );
+    expect(parseHttpDate('Wednesday, 25-Nov-76 00:00:00 GMT', now)).toBe(
+      Date.parse('2076-11-25T00:00:00Z'),
+    );
+    expect(parseHttpDate('Friday, 01-Jan-77 00:00:00 GMT', now)).toBe(
+      Date.parse('1977-01-01T00:00:00Z'),
+    );
+    // Date.UTC reads the years 0 to 99 as 1900 to 1999.
+    expect(parseHttpDate('Sun, 06 Nov 0050 08:49:37 GMT', now)).toBe(
+      Date.parse('0050-11-06T08:49:37Z'),
+    );
+  });
+
   it('reads a body that starts with a byte order mark (RFC 8259 lets a parser ignore it), instead of refusing it as not JSON six times', async () => {
     up.answer(json(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(BALANCE_BODY)])));
     const { client, waits } = up.client();
