@@ -418,6 +418,29 @@ describe('CARD_BALANCE_MISMATCH', () => {
         expectLeftToTheNextRun(l);
       });
 
+      it('counts a transaction both near the read and changed after it once: one of the two, not both (a refund completed after the read explains 7.00, never 14.00)', () => {
+        const l = ledger();
+        const card = l.issue(l.offering(), { amount: '100.00' });
+        // A PENDING refund created 400 ms before the stamp and mirrored before it, COMPLETED a
+        // minute after the read: the read held it at 0 (status change) or not at all (created
+        // after the true read); either way the balance lacks its 7.00, never 14.00.
+        const refund = card.activity(
+          { type: 'REFUND', status: 'PENDING', amount: '7.00', createdAt: shift(READ_AT, -400) },
+          shift(READ_AT, -100),
+        );
+        l.writers.transactions.write([{ ...refund, status: 'COMPLETED' }], {
+          merchantId: l.merchantId,
+          runId: l.runId,
+          observedAt: shift(READ_AT, MINUTE),
+        });
+        const completed = card.balance + 700n;
+        card.write({ balance: l.text(completed - 700n) });
+        const results = runOn(l, [CODE]);
+        expect(lines(results)).toEqual([]);
+        card.write({ balance: l.text(completed - 1400n) });
+        expect(lines(runOn(l, [CODE]))).toEqual([`${CODE} cardId=${card.cardId}`]);
+      });
+
       it('still reports a difference they do not explain, or one explained by a transaction further away', () => {
         const l = ledger();
         const near = l.issue(l.offering(), { amount: '100.00' });

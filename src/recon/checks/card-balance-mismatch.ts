@@ -103,7 +103,8 @@ candidates AS (
  * visible after its `createdAt`, reference-model section 4), after the read.
  */
 const MIRRORED_AFTER_READ = `
-SELECT ${transactionEffectSql('t')} AS effect, t.created_at AS at FROM transactions t
+SELECT t.transaction_id AS id, ${transactionEffectSql('t')} AS effect, t.created_at AS at
+FROM transactions t
 WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
   AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt`;
 
@@ -121,7 +122,8 @@ WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
  * did ({@link MIRRORED_AFTER_READ}).
  */
 const STATUS_CHANGED_AFTER_READ = `
-SELECT ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect, p.first_change AS at
+SELECT p.transaction_id AS id, ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect,
+       p.first_change AS at
 FROM (
   SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, s.from_status AS status,
          min(s.observed_at) AS first_change
@@ -133,9 +135,9 @@ FROM (
 ) p
 JOIN transactions t ON t.transaction_id = p.transaction_id
 UNION ALL
-SELECT -(${transactionEffectSql('p')}) AS effect, p.created_at AS at
+SELECT p.transaction_id AS id, -(${transactionEffectSql('p')}) AS effect, p.created_at AS at
 FROM (
-  SELECT t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status, t.created_at
+  SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status, t.created_at
   FROM transactions t
   WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.status = 'DECLINED'
     AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt
@@ -157,7 +159,7 @@ const READ_STAMP_UNCERTAINTY_MS = 1000;
  * created before it are {@link MIRRORED_AFTER_READ}'s.
  */
 const CREATED_NEAR_READ = `
-SELECT CASE WHEN ${visibleAtReadSql('t.created_at', 't.first_seen_at', '@observedAt')}
+SELECT t.transaction_id AS id, CASE WHEN ${visibleAtReadSql('t.created_at', 't.first_seen_at', '@observedAt')}
             THEN ${transactionEffectSql('t')} ELSE -(${transactionEffectSql('t')}) END AS effect,
        t.created_at AS at
 FROM transactions t
@@ -173,6 +175,8 @@ const MAX_SUBSET_TERMS = 10;
 
 /** A term that may explain a card's difference, and the upstream time it moved the balance at. */
 interface Term {
+  /** The transaction: two terms of one are two accounts of it, never both true. */
+  readonly id: string;
   readonly effect: bigint;
   readonly at: string;
 }
@@ -207,18 +211,26 @@ function explainedByLatePostings(
     const difference = balance - (expected - sum);
     return (difference < 0n ? -difference : difference) <= tolerance;
   };
-  let effects = terms.map((t) => t.effect);
-  if (effects.length > MAX_SUBSET_TERMS) {
-    if (near(effects.reduce((a, b) => a + b, 0n))) return true;
+  // A subset takes at most one term of a transaction: one created near the read whose status
+  // changed after it has a term for each account (the read before it, or before the change),
+  // and both together would leave its effect out twice.
+  const byTransaction = (list: readonly Term[]) => {
+    const groups = new Map<string, bigint[]>();
+    for (const t of list) groups.set(t.id, [...(groups.get(t.id) ?? []), t.effect]);
+    return [...groups.values()];
+  };
+  let groups = byTransaction(terms);
+  if (terms.length > MAX_SUBSET_TERMS) {
+    if (near(groups.reduce((sum, effects) => sum + (effects[0] ?? 0n), 0n))) return true;
     const read = Date.parse(observedAt);
     const distance = (t: Term) => Math.abs(Date.parse(t.at) - read);
-    effects = [...terms]
-      .sort((a, b) => distance(a) - distance(b))
-      .slice(0, MAX_SUBSET_TERMS)
-      .map((t) => t.effect);
+    groups = byTransaction(
+      [...terms].sort((a, b) => distance(a) - distance(b)).slice(0, MAX_SUBSET_TERMS),
+    );
   }
   let sums = new Set<bigint>([0n]);
-  for (const effect of effects) sums = new Set([...sums, ...[...sums].map((sum) => sum + effect)]);
+  for (const effects of groups)
+    sums = new Set([...sums, ...[...sums].flatMap((sum) => effects.map((e) => sum + e))]);
   sums.delete(0n);
   return [...sums].some(near);
 }
@@ -252,6 +264,7 @@ export const cardBalanceMismatch: Check = {
     ): Term[] =>
       (
         statement.all({ cardId: c.cardId, merchantId, observedAt: c.observedAt, ...more }) as {
+          id: string;
           effect: bigint | null;
           at: string;
         }[]
