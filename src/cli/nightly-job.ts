@@ -16,8 +16,6 @@ import { TerminalProgress } from './terminal-progress.js';
 
 /** How one nightly job ended: its result when it ran, else the error that stopped it. */
 export interface NightlyJobOutcome {
-  /** The run's id, also when it stopped before it had a result (a held lock, say). */
-  readonly runId: string;
   readonly result: NightlyRunResult | null;
   /** The sync's result, also when the reconciliation then failed (no result); null if none. */
   readonly sync: SyncResult | null;
@@ -59,12 +57,11 @@ export async function nightlyJob(
       exitCode === EXIT.OK
         ? null
         : new ExitError(exitCode, runExitMessage(result, options.failOn, config.merchants));
-    outcome = { runId, result, sync: result.sync, exitCode, error: null, failure };
+    outcome = { result, sync: result.sync, exitCode, error: null, failure };
   } catch (error) {
     // Until the sync has returned, a mirror that cannot be written leaves it incomplete (exit 4).
     const mapped = jobExit(error, { file: config.db, syncing: synced === null });
     outcome = {
-      runId,
       result: null,
       sync: synced,
       exitCode: exitCodeOf(mapped),

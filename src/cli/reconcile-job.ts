@@ -11,8 +11,6 @@ import { recordMetrics } from './metrics-output.js';
 
 /** How one reconciliation ended: its result when it ran, else the error that stopped it. */
 export interface ReconcileJobOutcome {
-  /** The run's id, also when it stopped before it had a result (a held lock, say). */
-  readonly runId: string;
   readonly result: ReconcileResult | null;
   readonly exitCode: ExitCode;
   readonly error: unknown;
@@ -40,7 +38,6 @@ export async function reconcileJob(
         runId,
       });
       outcome = {
-        runId,
         result,
         exitCode: reconcileExitCode(result.reconciliation, options.failOn),
         error: null,
@@ -50,7 +47,7 @@ export async function reconcileJob(
     }
   } catch (error) {
     const mapped = jobExit(error, { file: config.db, syncing: false });
-    outcome = { runId, result: null, exitCode: exitCodeOf(mapped), error: mapped };
+    outcome = { result: null, exitCode: exitCodeOf(mapped), error: mapped };
   }
   recordMetrics(config.metricsFile, options.logger.child({ runId }), {
     command: 'reconcile',
