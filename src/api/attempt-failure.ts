@@ -157,6 +157,9 @@ export function envelopeFailure(response: ReceivedResponse, reason: string): Att
   };
 }
 
+const UNTRUSTED = 'its certificate is not signed by a trusted CA (is the CA file right?)';
+const OTHER_HOST = 'its certificate is for another host';
+
 /** What a transport error code means, for the operator reading the message. */
 const TRANSPORT_REASONS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',
@@ -168,17 +171,13 @@ const TRANSPORT_REASONS: Readonly<Record<string, string>> = {
   ENETUNREACH: 'network unreachable',
   CERT_HAS_EXPIRED: 'its certificate has expired',
   CERT_NOT_YET_VALID: 'its certificate is not valid yet',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host',
-  HOSTNAME_MISMATCH: 'its certificate is for another host',
-  DEPTH_ZERO_SELF_SIGNED_CERT:
-    'its certificate is not signed by a trusted CA (is the CA file right?)',
-  SELF_SIGNED_CERT_IN_CHAIN:
-    'its certificate is not signed by a trusted CA (is the CA file right?)',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-    'its certificate is not signed by a trusted CA (is the CA file right?)',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
-    'its certificate is not signed by a trusted CA (is the CA file right?)',
-  CERT_SIGNATURE_FAILURE: 'its certificate is not signed by a trusted CA (is the CA file right?)',
+  ERR_TLS_CERT_ALTNAME_INVALID: OTHER_HOST,
+  HOSTNAME_MISMATCH: OTHER_HOST,
+  DEPTH_ZERO_SELF_SIGNED_CERT: UNTRUSTED,
+  SELF_SIGNED_CERT_IN_CHAIN: UNTRUSTED,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNTRUSTED,
+  CERT_SIGNATURE_FAILURE: UNTRUSTED,
   ERR_SSL_WRONG_VERSION_NUMBER: 'it does not speak TLS (a plain http port?)',
 };
 
