@@ -60,11 +60,10 @@ export async function readKeyFile(key: string, path: string): Promise<KeyFile> {
     ({ text, mode } = await readSettingFileAndMode(path, MAX_KEY_FILE_BYTES));
   } catch (error) {
     if (!(error instanceof SettingFileError)) throw error;
-    const why =
-      error.problem === undefined
-        ? `cannot read the file it names (${error.errno})`
-        : `the file it names is ${error.problem}`;
-    throw new ConfigError(key, `expected a readable key file, ${why}`);
+    throw new ConfigError(
+      key,
+      `expected a readable key file, ${error.reason('the file it names')}`,
+    );
   }
   return {
     apiKey: checkedKey(key, text, 'the key file it names'),

@@ -23,11 +23,7 @@ export async function readCaFile(key: string, path: string): Promise<string> {
     text = await readSettingFile(path, MAX_CA_FILE_BYTES);
   } catch (cause) {
     if (!(cause instanceof SettingFileError)) throw cause;
-    const why =
-      cause.problem === undefined
-        ? `cannot read ${path} (${cause.errno})`
-        : `${path} is ${cause.problem}`;
-    throw new ConfigError(key, `expected a readable PEM file, ${why}`, { cause });
+    throw new ConfigError(key, `expected a readable PEM file, ${cause.reason(path)}`, { cause });
   }
   if (!text.includes(PEM_CERTIFICATE)) {
     throw new ConfigError(

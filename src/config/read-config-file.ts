@@ -143,11 +143,9 @@ export async function readConfigFile(path: string): Promise<LoadedConfigFile> {
     text = await readSettingFile(path, MAX_CONFIG_FILE_BYTES);
   } catch (cause) {
     if (!(cause instanceof SettingFileError)) throw cause;
-    const why =
-      cause.problem === undefined
-        ? `cannot read ${path} (${cause.errno})`
-        : `${path} is ${cause.problem}`;
-    throw new ConfigError('--config', `expected a readable JSON file, ${why}`, { cause });
+    throw new ConfigError('--config', `expected a readable JSON file, ${cause.reason(path)}`, {
+      cause,
+    });
   }
   text = text.replace(/^\uFEFF/, '');
   let parsed: unknown;

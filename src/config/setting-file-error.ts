@@ -12,4 +12,14 @@ export class SettingFileError extends Error {
     this.errno = errno;
     this.problem = problem;
   }
+
+  /**
+   * Why `subject` could not be used, for a message: `cannot read /etc/x.pem (ENOENT)`, or
+   * `/etc/x.pem is a FIFO, not a regular file`.
+   */
+  reason(subject: string): string {
+    return this.problem === undefined
+      ? `cannot read ${subject} (${this.errno})`
+      : `${subject} is ${this.problem}`;
+  }
 }
