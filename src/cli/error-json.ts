@@ -1,3 +1,4 @@
+import { causeChain, textCode } from '../error-causes.js';
 import type { ExitCode } from './exit-codes.js';
 import { EXIT_OUTCOMES } from './job-exit.js';
 
@@ -29,11 +30,9 @@ export function errorJson(exitCode: ExitCode, error: unknown, message: string): 
 
 /** The code of `error` or of its first cause that has one (`MIRROR_LOCKED`), else null. */
 export function errorCodeOf(error: unknown): string | null {
-  const seen = new Set<unknown>();
-  for (let e = error; e instanceof Error && !seen.has(e); e = e.cause) {
-    seen.add(e);
-    const { code } = e as { code?: unknown };
-    if (typeof code === 'string') return code;
+  for (const e of causeChain(error)) {
+    const code = textCode(e);
+    if (code !== undefined) return code;
   }
   return null;
 }

@@ -1,3 +1,4 @@
+import { causeChain, textCode } from '../error-causes.js';
 import { EXIT, ExitError } from './exit-codes.js';
 
 /**
@@ -7,13 +8,7 @@ import { EXIT, ExitError } from './exit-codes.js';
  * shared cache it only arises within one connection, a bug rather than another writer.
  */
 export function isMirrorBusy(error: unknown): boolean {
-  let current = error;
-  // Bounded: a cause chain is a few links long, and a cycle must not hang the exit.
-  for (let depth = 0; depth < 10 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
-    current = current.cause;
-  }
+  for (const e of causeChain(error)) if (textCode(e)?.startsWith('SQLITE_BUSY')) return true;
   return false;
 }
 

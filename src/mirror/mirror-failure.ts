@@ -1,3 +1,5 @@
+import { causeChain, textCode } from '../error-causes.js';
+
 /** How the mirror's storage failed: it could not be written, or it is damaged. */
 export type MirrorFailureKind = 'unwritable' | 'damaged';
 
@@ -29,15 +31,10 @@ const KINDS: readonly (readonly [string, MirrorFailureKind])[] = [
  * any other error.
  */
 export function mirrorFailureOf(error: unknown): MirrorFailure | undefined {
-  let current = error;
-  // Bounded: a cause chain is a few links long, and a cycle must not hang the exit.
-  for (let depth = 0; depth < 10 && current instanceof Error; depth++) {
-    const { code } = current as { code?: unknown };
-    if (typeof code === 'string') {
-      const kind = KINDS.find(([prefix]) => code.startsWith(prefix))?.[1];
-      if (kind) return { kind, code, message: current.message };
-    }
-    current = current.cause;
+  for (const e of causeChain(error)) {
+    const code = textCode(e);
+    const kind = code === undefined ? undefined : KINDS.find(([p]) => code.startsWith(p))?.[1];
+    if (code !== undefined && kind) return { kind, code, message: e.message };
   }
   return undefined;
 }
