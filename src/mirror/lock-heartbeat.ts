@@ -19,10 +19,11 @@ export function releaseLock(lock: MirrorLock, logger: Logger): void {
 
 /**
  * Refresh `lock`'s heartbeat every {@link HEARTBEAT_MS} until the returned function is called;
- * `onLost` once another run has taken the lock over. A heartbeat the mirror refuses (another
- * writer past the busy timeout, a full disk) is logged and tried again at the next beat: the
- * lock goes stale only after several missed beats, and an error thrown from a timer would end
- * the process with a stack trace, past every handler of the run.
+ * `onLost` once another run has taken the lock over (logged as an error: this run must stop
+ * writing at once). A heartbeat the mirror refuses (another writer past the busy timeout, a full
+ * disk) is logged and tried again at the next beat: the lock goes stale only after several
+ * missed beats, and an error thrown from a timer would end the process with a stack trace, past
+ * every handler of the run.
  */
 export function keepLockFresh(
   lock: MirrorLock,
@@ -41,6 +42,7 @@ export function keepLockFresh(
     }
     if (held) return;
     clearInterval(timer);
+    options.logger.error('another run took over the lock on this mirror; stopping');
     options.onLost();
   }, HEARTBEAT_MS);
   timer.unref();

@@ -28,10 +28,7 @@ export async function withMirrorLock<T>(
   const lost = new AbortController();
   const stopHeartbeat = keepLockFresh(lock, {
     logger: options.logger,
-    onLost: () => {
-      options.logger.error('another run took over the lock on this mirror; stopping');
-      lost.abort(new Error('lock lost'));
-    },
+    onLost: () => lost.abort(new Error('lock lost')),
   });
   try {
     return await work({ lock, lost: lost.signal });

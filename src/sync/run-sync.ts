@@ -68,11 +68,8 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     logger.warn({ previous: lock.replaced }, 'took over the lock of a run that had died');
   const stopHeartbeat = keepLockFresh(lock, {
     logger,
-    onLost: () => {
-      // Another run decided this one was dead and took the lock: stop writing at once.
-      logger.error('another run took over the lock on this mirror; stopping');
-      stop.abort(new Error('lock lost'));
-    },
+    // Another run decided this one was dead and took the lock: stop writing at once.
+    onLost: () => stop.abort(new Error('lock lost')),
   });
   const started = clock();
   writers.runs.start({
