@@ -34,24 +34,41 @@ export async function syncWindows(
   counts: TransactionCounts,
   options: {
     collectIds?: boolean;
-    /** Windows known only later (once the card snapshot is in), read as they come. */
-    later?: Promise<readonly WindowJob[]>;
+    /** Windows known only later (as the card snapshot comes in), read as they come. */
+    later?: readonly Promise<readonly WindowJob[]>[];
     /** Told of the first failure at once, before the windows under way finish. */
     onFailure?: (error: unknown) => void;
-    /** Told once every window is read, while the last ones may still be landing. */
-    onRead?: () => void;
+    /**
+     * Told once, when no window is left to start: every one planned is under way or done, and
+     * the last ones may still be reading and landing.
+     */
+    onAllStarted?: () => void;
   } = {},
 ): Promise<WindowBatchResult> {
   const seen = options.collectIds ? new Set<string>() : null;
   const log = context.logger;
   const batcher = windowBatcher(context.writerThread, { runId: context.runId, counts });
   const landed = addLandedTo(counts);
+  const later = options.later ?? [];
+  let planning = later.length;
+  let allStarted = false;
+  const tellAllStarted = () => {
+    if (allStarted) return;
+    allStarted = true;
+    options.onAllStarted?.();
+  };
   try {
     await runWorkPool<WindowJob | Promise<readonly WindowJob[]>>(
-      options.later ? [options.later, ...jobs] : jobs,
+      [...later, ...jobs],
       async (job) => {
         // The later windows wait in a slot of their own, so the others go on meanwhile.
-        if (job instanceof Promise) return await job;
+        if (job instanceof Promise) {
+          try {
+            return await job;
+          } finally {
+            planning -= 1;
+          }
+        }
         const startedAt = context.clock();
         const result = await fetchWindow(
           context.api,
@@ -129,9 +146,12 @@ export async function syncWindows(
         concurrency: context.settings.concurrency,
         signal: context.signal,
         ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+        onQueueEmpty: () => {
+          if (planning === 0) tellAllStarted();
+        },
       },
     );
-    options.onRead?.();
+    tellAllStarted();
   } finally {
     // Finished windows land even when the pool stopped on an error or a signal.
     await batcher.flush();
