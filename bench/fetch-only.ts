@@ -1,6 +1,6 @@
 import { CardIssuingClient } from '../src/api/index.js';
 import type { TimeRange } from '../src/sync/time-range.js';
-import { fetchWindow } from '../src/sync/window-fetcher.js';
+import { fetchWindow, type WindowQuery } from '../src/sync/window-fetcher.js';
 import { planWindows } from '../src/sync/window-plan.js';
 import { runWorkPool } from '../src/sync/work-pool.js';
 import { ownCpuSeconds } from './cpu-time.js';
@@ -88,17 +88,13 @@ export async function fetchOnly(
     let windows = 0;
     let splits = 0;
     const readAll = (ranges: readonly TimeRange[]) =>
-      runWorkPool<TimeRange>(
-        ranges,
-        async (range) => {
-          const result = await fetchWindow(
-            api,
-            { range },
-            { maxPages: settings.maxPagesPerWindow },
-          );
+      runWorkPool<WindowQuery>(
+        ranges.map((range) => ({ range })),
+        async (window) => {
+          const result = await fetchWindow(api, window, { maxPages: settings.maxPagesPerWindow });
           if (result.kind === 'split') {
             splits += 1;
-            return result.parts;
+            return result.parts.map((range) => ({ range, density: result.density }));
           }
           windows += 1;
           transactions += result.rows.size + result.rejected.length;

@@ -1,11 +1,12 @@
 import { addLandedTo } from './commit-batcher.js';
 import { quarantineEntries } from './quarantine-entries.js';
+import type { SplitDensity } from './split-density.js';
 import { type MerchantSyncContext, readTime } from './sync-context.js';
 import type { TransactionCounts } from './sync-result.js';
 import type { TimeRange } from './time-range.js';
 import { BATCH_ROWS, windowBatcher } from './window-batcher.js';
 import { type WindowCommit, type WindowKind, windowParts } from './window-commit.js';
-import { fetchWindow, type WindowFilter } from './window-fetcher.js';
+import { fetchWindow, type WindowFilter, type WindowQuery } from './window-fetcher.js';
 import { runWorkPool } from './work-pool.js';
 
 /** A window in the pool. */
@@ -14,6 +15,8 @@ export interface WindowJob {
   readonly range: TimeRange;
   readonly markDone: boolean;
   readonly filter?: WindowFilter;
+  /** Shared with the other parts of the split it came from. */
+  readonly density?: SplitDensity;
 }
 
 /** What a batch of windows brought back, beyond the counts. */
@@ -70,11 +73,15 @@ export async function syncWindows(
           }
         }
         const startedAt = context.clock();
-        const result = await fetchWindow(
-          context.api,
-          job.filter ? { range: job.range, filter: job.filter } : { range: job.range },
-          { maxPages: context.settings.maxPagesPerWindow, signal: context.signal },
-        );
+        const query: WindowQuery = {
+          range: job.range,
+          ...(job.filter ? { filter: job.filter } : {}),
+          ...(job.density ? { density: job.density } : {}),
+        };
+        const result = await fetchWindow(context.api, query, {
+          maxPages: context.settings.maxPagesPerWindow,
+          signal: context.signal,
+        });
         if (result.kind === 'split') {
           counts.splits += 1;
           log.debug(
@@ -87,7 +94,7 @@ export async function syncWindows(
             },
             'window split',
           );
-          return result.parts.map((range) => ({ ...job, range }));
+          return result.parts.map((range) => ({ ...job, range, density: result.density }));
         }
         context.progress.expect(result.expected);
         const fetched = result.rows.size + result.rejected.length;

@@ -1,5 +1,6 @@
 import type { MalformedRecordError, PageResult } from '../api/index.js';
 import type { ListTransactionsQuery, Transaction } from '../contract/index.js';
+import { coarseFirst, SplitDensity } from './split-density.js';
 import { canSplit, isoTime, splitRange, type TimeRange } from './time-range.js';
 
 /** The part of the API client a window needs. */
@@ -17,6 +18,8 @@ export type WindowFilter = Pick<ListTransactionsQuery, 'cardId' | 'type' | 'stat
 export interface WindowQuery {
   readonly range: TimeRange;
   readonly filter?: WindowFilter;
+  /** What the other parts of the split this window came from have shown of the density. */
+  readonly density?: SplitDensity;
 }
 
 /** Options of {@link fetchWindow}. */
@@ -43,19 +46,43 @@ export interface FetchedWindow {
 /** A window too large (or too unstable) to page: read these parts instead. */
 export interface SplitWindow {
   readonly kind: 'split';
+  /** In the order to read them: spread out first, so the later ones can be estimated. */
   readonly parts: readonly TimeRange[];
+  /** Shared by the parts: pass it along with each (see {@link WindowQuery.density}). */
+  readonly density: SplitDensity;
+  /** The upstream's total, or the estimate when the window was cut without a request. */
   readonly expected: number;
   readonly attempts: number;
 }
 
 const MAX_PARTS = 64;
+
+/** A window of `pages` pages cut in proportion, its parts sharing what they learn. */
+function cut(
+  range: TimeRange,
+  pages: number,
+  maxPages: number,
+  limit: number,
+  expected: number,
+  attempts: number,
+): SplitWindow {
+  const parts = Math.min(MAX_PARTS, Math.ceil(pages / maxPages));
+  return {
+    kind: 'split',
+    parts: coarseFirst(splitRange(range, parts)),
+    density: new SplitDensity(limit),
+    expected,
+    attempts,
+  };
+}
 const ATTEMPTS_BEFORE_SPLIT = 2;
 const ATTEMPTS_UNSPLITTABLE = 4;
 
 /**
  * Read one window of transactions. The first page gives the upstream's count and its real
  * page size; a window of more than `maxPages` pages is split in proportion before paging, so
- * no deep offsets are ever read. Otherwise the remaining pages are fetched concurrently (the
+ * no deep offsets are ever read. A part of a split whose neighbours, read already, say it is
+ * too big is split before any request: its first page would only be thrown away. Otherwise the remaining pages are fetched concurrently (the
  * client bounds how many are in flight) and the distinct ids must equal the reported total:
  * records that moved between pages while we read (drift) show up as a shortfall or a changed
  * total, and the window is read again, then split.
@@ -77,16 +104,23 @@ export async function fetchWindow(
     endTime: isoTime(window.range.end + 1),
   };
   const call = { signal: options.signal };
+  const density = window.density;
+  const guess = density?.estimate(window.range) ?? null;
+  if (density && guess !== null && canSplit(window.range)) {
+    // Its neighbours say it is too big: its first page would only be thrown away.
+    const guessPages = Math.ceil(guess / density.limit);
+    if (guessPages > options.maxPages)
+      return cut(window.range, guessPages, options.maxPages, density.limit, Math.round(guess), 0);
+  }
   let expected = 0;
   for (let attempt = 1; ; attempt++) {
     const first = await lister.listTransactions({ ...base, page: 1, limit: pageSize }, call);
     expected = first.pagination.total;
     const limit = first.pagination.limit;
+    if (attempt === 1) density?.observe(window.range, expected);
     const pageCount = Math.ceil(expected / limit);
-    if (pageCount > options.maxPages && canSplit(window.range)) {
-      const parts = Math.min(MAX_PARTS, Math.ceil(pageCount / options.maxPages));
-      return { kind: 'split', parts: splitRange(window.range, parts), expected, attempts: attempt };
-    }
+    if (pageCount > options.maxPages && canSplit(window.range))
+      return cut(window.range, pageCount, options.maxPages, limit, expected, attempt);
     const rest = await Promise.all(
       Array.from({ length: Math.max(0, pageCount - 1) }, (_, i) =>
         lister.listTransactions({ ...base, page: i + 2, limit }, call),
@@ -122,7 +156,13 @@ export async function fetchWindow(
         verified: true,
       };
     if (attempt >= ATTEMPTS_BEFORE_SPLIT && canSplit(window.range))
-      return { kind: 'split', parts: splitRange(window.range, 2), expected, attempts: attempt };
+      return {
+        kind: 'split',
+        parts: splitRange(window.range, 2),
+        density: new SplitDensity(limit),
+        expected,
+        attempts: attempt,
+      };
     if (attempt >= ATTEMPTS_UNSPLITTABLE)
       return {
         kind: 'fetched',
