@@ -56,6 +56,8 @@ export interface SplitWindow {
 }
 
 const MAX_PARTS = 64;
+const ATTEMPTS_BEFORE_SPLIT = 2;
+const ATTEMPTS_UNSPLITTABLE = 4;
 
 /** A window of `pages` pages cut in proportion, its parts sharing what they learn. */
 function cut(
@@ -75,17 +77,15 @@ function cut(
     attempts,
   };
 }
-const ATTEMPTS_BEFORE_SPLIT = 2;
-const ATTEMPTS_UNSPLITTABLE = 4;
 
 /**
  * Read one window of transactions. The first page gives the upstream's count and its real
  * page size; a window of more than `maxPages` pages is split in proportion before paging, so
  * no deep offsets are ever read. A part of a split whose neighbours, read already, say it is
- * too big is split before any request: its first page would only be thrown away. Otherwise the remaining pages are fetched concurrently (the
- * client bounds how many are in flight) and the distinct ids must equal the reported total:
- * records that moved between pages while we read (drift) show up as a shortfall or a changed
- * total, and the window is read again, then split.
+ * too big is split before any request: its first page would only be thrown away. Otherwise the
+ * remaining pages are fetched concurrently (the client bounds how many are in flight) and the
+ * distinct ids must equal the reported total: records that moved between pages while we read
+ * (drift) show up as a shortfall or a changed total, and the window is read again, then split.
  *
  * The query widens the range by 1 ms on both sides, so the result does not depend on whether
  * the upstream's time filters are inclusive (reference-model section 7).
