@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { Ajv } from 'ajv';
 import type { TSchema } from 'typebox';
 import { MockAgent } from 'undici';
@@ -268,5 +269,41 @@ describe('CardIssuingClient with a record the contract refuses (MockAgent)', () 
       replayed: false,
       status: 202,
     });
+  });
+});
+
+describe('when Ajv loads', () => {
+  const CLIENT = new URL('../../dist/api/card-issuing-client.js', import.meta.url).href;
+
+  /** Whether a fresh process that ran `steps` (with `client` built) had loaded Ajv. */
+  function ajvLoadedAfter(steps: string): boolean {
+    const script = `
+      import { createRequire } from 'node:module';
+      const { CardIssuingClient } = await import(${JSON.stringify(CLIENT)});
+      const client = new CardIssuingClient({ baseUrl: 'https://localhost:9', apiKey: 'k', concurrency: 1 });
+      ${steps}
+      await client.close();
+      const cache = Object.keys(createRequire(import.meta.url).cache);
+      process.stdout.write(JSON.stringify(cache.some((path) => path.includes('/node_modules/ajv/'))));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    return JSON.parse(out) as boolean;
+  }
+
+  // Ajv takes about 20 ms to load: with the client, it delayed the sync's first request; it is
+  // loaded while that request is on the wire instead (or at the first answer to validate).
+  it('is not loaded with the client, before any request', () => {
+    expect(ajvLoadedAfter('')).toBe(false);
+  });
+
+  it('is loaded once a response is validated', () => {
+    expect(
+      ajvLoadedAfter(`
+        const { ResponseValidator } = await import(${JSON.stringify(
+          new URL('../../dist/api/response-validator.js', import.meta.url).href,
+        )});
+        new ResponseValidator().list('listOfferings', { data: [] }, { attempts: 1 });`),
+    ).toBe(true);
   });
 });
