@@ -8,9 +8,10 @@ import { refusedKeyMessage } from './refused-key.js';
 /**
  * The exit a card, balance or orders command ends with for `error`: the upstream's 401 → 3;
  * its refusal (INSUFFICIENT_BALANCE, CARD_NOT_FOUND, ...) → 7: not 1, nothing internal failed,
- * nor 2, the command line was right and the refusal is journaled; unavailable after retries, or interrupted → 4 (what was journaled stays, a
- * re-run settles it); an order the desk refused before sending → 2; a mirror held by another
- * writer past busy_timeout → 5. Anything else is returned as is (an internal error).
+ * nor 2, the command line was right and the refusal is journaled; unavailable after retries,
+ * interrupted, or answering with a redirect → 4 (what was journaled stays, a re-run settles it);
+ * an order the desk refused before sending → 2; a mirror held by another writer past
+ * busy_timeout → 5. Anything else is returned as is (an internal error).
  */
 export function commandExit(error: unknown, what: string, merchant: MerchantSource): unknown {
   if (error instanceof ExitError) return error;
@@ -19,7 +20,13 @@ export function commandExit(error: unknown, what: string, merchant: MerchantSour
       case 'UPSTREAM_UNAUTHORIZED':
         return new ExitError(EXIT.UNAUTHORIZED, refusedKeyMessage(merchant), { cause: error });
       case 'UPSTREAM_REJECTED':
-        return new ExitError(EXIT.REJECTED, `${what}: ${error.message}`, { cause: error });
+        // A redirect refuses nothing: the client did not follow it, and an order so answered
+        // stays SUBMITTED, like one the upstream was unavailable for.
+        return new ExitError(
+          isRedirect(error) ? EXIT.SYNC_INCOMPLETE : EXIT.REJECTED,
+          `${what}: ${error.message}`,
+          { cause: error },
+        );
       case 'UPSTREAM_ABORTED':
         return new ExitError(EXIT.SYNC_INCOMPLETE, `${what}: interrupted`, { cause: error });
       default:
@@ -41,4 +48,9 @@ export function commandExit(error: unknown, what: string, merchant: MerchantSour
   }
   if (isMirrorBusy(error)) return mirrorBusyExit(error);
   return error;
+}
+
+/** A 3xx: the client follows none (see attempt-failure.ts). */
+function isRedirect(error: UpstreamError): boolean {
+  return error.status !== undefined && error.status >= 300 && error.status <= 399;
 }

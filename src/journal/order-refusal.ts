@@ -8,13 +8,15 @@ export const UNAUTHORIZED_CODE = 'UNAUTHORIZED';
  * The code to journal a REJECTED order with, when the upstream's answer proves it did not take
  * the order: a 401, or a 4xx refusal with its body's code (`INSUFFICIENT_BALANCE`,
  * `DUPLICATE_ORDER`, ...; `HTTP_<status>` without one). Undefined for every other failure
- * (timeouts, 5xx, resets, 429s after all retries, a 2xx that could not be read, an abort): the
- * order may have been taken, so it stays SUBMITTED until a retry learns its outcome.
+ * (timeouts, 5xx, resets, 429s after all retries, a 2xx that could not be read, an abort, a
+ * redirect, which the client does not follow and which after a POST may well mean "taken, see
+ * there"): the order may have been taken, so it stays SUBMITTED until a retry learns its outcome.
  */
 export function refusalCode(error: unknown): string | undefined {
   if (!(error instanceof UpstreamError)) return undefined;
   if (error.code === 'UPSTREAM_UNAUTHORIZED') return UNAUTHORIZED_CODE;
   if (error.code !== 'UPSTREAM_REJECTED') return undefined;
+  if (error.status !== undefined && (error.status < 400 || error.status > 499)) return undefined;
   return error.upstreamCode ?? `HTTP_${error.status ?? 400}`;
 }
 
