@@ -15,9 +15,6 @@ const SNAPSHOT_ATTEMPTS = 4;
 /** Cards of read pages that may wait behind a landing batch on the writer thread. */
 const BATCH_CARDS = 5_000;
 
-/** Told of each page of cards read: its records, pages read so far, pages in all. */
-type PageListener = (records: readonly unknown[], read: number, pages: number) => void;
-
 /** The first page of the card list, read before anything else to learn the merchant's id. */
 export async function readFirstCardPage(context: MerchantSyncContext): Promise<PageResult<Card>> {
   return context.api.listCards({ page: 1, limit: PAGE_SIZE }, { signal: context.signal });
@@ -36,8 +33,6 @@ export async function syncCards(
   options: {
     /** Told of a failure at once, before the pages read so far have landed. */
     onFailure?: (error: unknown) => void;
-    /** Told of each page read: its records (malformed ones raw), pages read so far, pages in all. */
-    onPage?: PageListener;
   } = {},
 ): Promise<ResourceCounts> {
   const counts: ResourceCounts = { ...emptyCounts(), outcome: 'done' };
@@ -47,7 +42,7 @@ export async function syncCards(
     batchRows: BATCH_CARDS,
   });
   try {
-    return await snapshotCards(context, merchantId, firstPage, batcher, counts, options.onPage);
+    return await snapshotCards(context, merchantId, firstPage, batcher, counts);
   } catch (error) {
     options.onFailure?.(error);
     throw error;
@@ -63,7 +58,6 @@ async function snapshotCards(
   firstPage: PageResult<Card>,
   batcher: CommitBatcher<CardPageCommit, CardPageCounts>,
   counts: ResourceCounts,
-  onPage: PageListener | undefined,
 ): Promise<ResourceCounts> {
   let first: PageResult<Card> | null = firstPage;
   for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
@@ -72,11 +66,7 @@ async function snapshotCards(
     const { total, limit } = page1.pagination;
     const seen = new Set<string>();
     let stable = true;
-    const pages = Math.ceil(total / limit);
-    let read = 0;
     const land = (page: PageResult<Card>) => {
-      read += 1;
-      onPage?.([...page.records, ...page.rejected.map((error) => error.raw)], read, pages);
       if (page.pagination.total !== total || page.pagination.limit !== limit) stable = false;
       for (const card of page.records) seen.add(card.cardId);
       page.rejected.forEach((e, i) => {
@@ -87,6 +77,7 @@ async function snapshotCards(
       return batcher.add(cardPageCommit(context, merchantId, page), page.records.length);
     };
     await land(page1);
+    const pages = Math.ceil(total / limit);
     // A page is asked for only when a slot is free, and holds its slot until it is handed to
     // the batcher: when the writer falls behind, the reading waits, instead of every page of a
     // large list being requested at once and piling up parsed (at 300,000 cards the main heap

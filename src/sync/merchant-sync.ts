@@ -75,24 +75,10 @@ export async function syncMerchant(
 
     const offerings = step('offerings', syncOfferings(work, merchantId));
     const balance = step('balance', syncBalance(work, merchantId));
-    // The earliest card among those read so far, and a promise told when half the list is in.
-    let earliest = Number.POSITIVE_INFINITY;
-    let halfRead: () => void = () => {};
-    const half = new Promise<void>((resolve) => {
-      halfRead = resolve;
-    });
     const cards = step(
       'cards',
-      syncCards(work, merchantId, firstPage, {
-        onFailure: halt('cards'),
-        onPage: (records, read, pages) => {
-          for (const card of records)
-            earliest = Math.min(earliest, cardCreatedAt(card, merchantId) ?? earliest);
-          if (read * 2 >= pages) halfRead();
-        },
-      }),
+      syncCards(work, merchantId, firstPage, { onFailure: halt('cards') }),
     );
-    cards.finally(halfRead).catch(() => {});
     const counts = result.transactions;
     counts.outcome = 'failed';
     const input = {
@@ -110,21 +96,11 @@ export async function syncMerchant(
     const settled = settledHistory(input.start, plan);
     const settledTally = settled ? tallyAhead(work, merchantId, settled) : undefined;
     let start = input.start;
-    // On a first run the list's first page may hold only the newest cards, and most of the
-    // history lies before them. Once half the list is in, the history back to the earliest card
-    // read so far goes to the pool, so those windows are read beside the other half of the
-    // cards instead of after it (the pool would otherwise run dry while the history's first
-    // window is split).
-    const midway = half.then(() =>
-      context.settings.since === undefined && earliest < input.start
-        ? planRemainder({ ...input, start: earliest }, plan)
-        : [],
-    );
-    const afterCards = Promise.all([midway, cards]).then(([early]) => {
+    const afterCards = cards.then(() => {
       start = historyStart(context, merchantId, cutoff);
       const tailEnd = (context.api.upstreamNow() ?? context.clock()) + TAIL_MARGIN_MS;
       return [
-        ...planRemainder({ ...input, start }, [...plan, ...early]),
+        ...planRemainder({ ...input, start }, plan),
         { kind: 'tail' as const, range: { start: cutoff, end: tailEnd }, markDone: false },
       ];
     });
@@ -136,7 +112,7 @@ export async function syncMerchant(
     const windows = step(
       'transactions',
       syncWindows(work, merchantId, plan, counts, {
-        later: [midway, afterCards],
+        later: afterCards,
         onFailure: halt('transactions'),
         onAllStarted: () => {
           asked = askUpstream(work, { start, end: cutoff });

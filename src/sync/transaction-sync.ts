@@ -37,8 +37,8 @@ export async function syncWindows(
   counts: TransactionCounts,
   options: {
     collectIds?: boolean;
-    /** Windows known only later (as the card snapshot comes in), read as they come. */
-    later?: readonly Promise<readonly WindowJob[]>[];
+    /** Windows known only later (once the card snapshot is in), read as they come. */
+    later?: Promise<readonly WindowJob[]>;
     /** Told of the first failure at once, before the windows under way finish. */
     onFailure?: (error: unknown) => void;
     /**
@@ -52,7 +52,7 @@ export async function syncWindows(
   const log = context.logger;
   const batcher = windowBatcher(context.writerThread, { runId: context.runId, counts });
   const landed = addLandedTo(counts);
-  const later = options.later ?? [];
+  const later = options.later ? [options.later] : [];
   let planning = later.length;
   let allStarted = false;
   const tellAllStarted = () => {

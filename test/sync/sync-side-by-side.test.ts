@@ -73,41 +73,6 @@ describe('cards and transactions read side by side', () => {
     expect(compareMirror(w.t.sandbox, file)).toEqual(NO_DIFFERENCES);
   });
 
-  it('read the history before the first page of cards while the rest of the list is read', async () => {
-    const file = `${w.dir}/midway.sqlite`;
-    let firstEarliest = Number.NEGATIVE_INFINITY;
-    let pages = Number.POSITIVE_INFINITY;
-    let answered = 0;
-    // Where each transaction window read before the last page of cards was answered starts.
-    const startsWhileListing: number[] = [];
-    const result = await w.sync({
-      mirrorFile: file,
-      settings: { maxPagesPerWindow: 20 },
-      wrapApi: (api) => ({
-        ...syncApiOf(api),
-        listCards: async (query, options) => {
-          const page = await api.listCards(query, options);
-          if ((query.page ?? 1) === 1) {
-            firstEarliest = Math.min(...page.records.map((card) => Date.parse(card.createdAt)));
-            pages = page.pagination.totalPages;
-          }
-          answered += 1;
-          return page;
-        },
-        listTransactions: (query, options) => {
-          if (answered < pages) startsWhileListing.push(Date.parse(query.startTime ?? ''));
-          return api.listTransactions(query, options);
-        },
-      }),
-    });
-    expect(result.outcome).toBe('done');
-    // The sandbox lists the newest cards first: the history before them is known only from
-    // later pages, and half of the list is enough to start on it.
-    expect(pages).toBeGreaterThan(4);
-    expect(startsWhileListing.some((start) => start < firstEarliest - 1_000)).toBe(true);
-    expect(compareMirror(w.t.sandbox, file)).toEqual(NO_DIFFERENCES);
-  });
-
   it('ask the upstream for the closing counts before the last window is read', async () => {
     const file = `${w.dir}/early-counts.sqlite`;
     let counted = false;
