@@ -106,15 +106,15 @@ export async function syncMerchant(
     });
     // Awaited by the pool unless it stopped first; a card failure is reported as the cards'.
     afterCards.catch(() => {});
-    // The audit's first counts are asked for once no window is left to start: the upstream
-    // answers while the last windows are read and land.
+    // The audit's first counts are asked for once every window is read: the upstream answers
+    // while the last windows land.
     let asked: Promise<Tally> | undefined;
     const windows = step(
       'transactions',
       syncWindows(work, merchantId, plan, counts, {
         later: afterCards,
         onFailure: halt('transactions'),
-        onAllStarted: () => {
+        onRead: () => {
           asked = askUpstream(work, { start, end: cutoff });
           asked.catch(() => {});
         },

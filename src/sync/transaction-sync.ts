@@ -41,37 +41,20 @@ export async function syncWindows(
     later?: Promise<readonly WindowJob[]>;
     /** Told of the first failure at once, before the windows under way finish. */
     onFailure?: (error: unknown) => void;
-    /**
-     * Told once, when no window is left to start: every one planned is under way or done, and
-     * the last ones may still be reading and landing.
-     */
-    onAllStarted?: () => void;
+    /** Told once every window is read, while the last ones may still be landing. */
+    onRead?: () => void;
   } = {},
 ): Promise<WindowBatchResult> {
   const seen = options.collectIds ? new Set<string>() : null;
   const log = context.logger;
   const batcher = windowBatcher(context.writerThread, { runId: context.runId, counts });
   const landed = addLandedTo(counts);
-  const later = options.later ? [options.later] : [];
-  let planning = later.length;
-  let allStarted = false;
-  const tellAllStarted = () => {
-    if (allStarted) return;
-    allStarted = true;
-    options.onAllStarted?.();
-  };
   try {
     await runWorkPool<WindowJob | Promise<readonly WindowJob[]>>(
-      [...later, ...jobs],
+      options.later ? [options.later, ...jobs] : jobs,
       async (job) => {
         // The later windows wait in a slot of their own, so the others go on meanwhile.
-        if (job instanceof Promise) {
-          try {
-            return await job;
-          } finally {
-            planning -= 1;
-          }
-        }
+        if (job instanceof Promise) return await job;
         const startedAt = context.clock();
         const query: WindowQuery = {
           range: job.range,
@@ -153,12 +136,9 @@ export async function syncWindows(
         concurrency: context.settings.concurrency,
         signal: context.signal,
         ...(options.onFailure ? { onFailure: options.onFailure } : {}),
-        onQueueEmpty: () => {
-          if (planning === 0) tellAllStarted();
-        },
       },
     );
-    tellAllStarted();
+    options.onRead?.();
   } finally {
     // Finished windows land even when the pool stopped on an error or a signal.
     await batcher.flush();

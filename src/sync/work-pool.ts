@@ -14,11 +14,6 @@ export async function runWorkPool<J>(
     signal?: AbortSignal;
     /** Told of the first error at once, before the jobs already running finish. */
     onFailure?: (error: unknown) => void;
-    /**
-     * Told each time a job starts and none is left waiting for a slot: unless running jobs hand
-     * back more, what remains is already under way.
-     */
-    onQueueEmpty?: () => void;
   },
 ): Promise<void> {
   const limit = pLimit(options.concurrency);
@@ -28,7 +23,6 @@ export async function runWorkPool<J>(
   const schedule = (job: J): void => {
     const task = limit(async () => {
       if (failure || options.signal?.aborted) return;
-      if (limit.pendingCount === 0) options.onQueueEmpty?.();
       try {
         const more = await work(job);
         for (const next of more) schedule(next);

@@ -73,31 +73,6 @@ describe('cards and transactions read side by side', () => {
     expect(compareMirror(w.t.sandbox, file)).toEqual(NO_DIFFERENCES);
   });
 
-  it('ask the upstream for the closing counts before the last window is read', async () => {
-    const file = `${w.dir}/early-counts.sqlite`;
-    let counted = false;
-    let pagesAfterFirstCount = 0;
-    const result = await w.sync({
-      mirrorFile: file,
-      settings: { maxPagesPerWindow: 20 },
-      wrapApi: (api) => ({
-        ...syncApiOf(api),
-        listTransactions: (query, options) => {
-          // The count audit asks with `limit=1`; the windows read pages of 100.
-          if (query.limit === 1) counted = true;
-          else if (counted) pagesAfterFirstCount += 1;
-          return api.listTransactions(query, options);
-        },
-      }),
-    });
-    expect(result.outcome).toBe('done');
-    // Nothing was read again after the counts (a static world): the pages after them were the
-    // last windows'.
-    expect(result.merchants[0]?.audit.reread).toBe(0);
-    expect(pagesAfterFirstCount).toBeGreaterThan(0);
-    expect(compareMirror(w.t.sandbox, file)).toEqual(NO_DIFFERENCES);
-  });
-
   for (const [name, fail, step] of [
     ['a card page', { cardsFromPage: 3 }, 'cards'],
     ['a transaction page', { transactionsAfter: 2 }, 'transactions'],

@@ -83,19 +83,4 @@ describe('the work pool', () => {
     );
     expect(started).toEqual([1]);
   });
-
-  it('tells onQueueEmpty when the last waiting job starts, and again after jobs handed back', async () => {
-    const events: string[] = [];
-    await runWorkPool<number>(
-      [1, 2, 3],
-      async (n) => {
-        events.push(`start ${n}`);
-        await tick();
-        return n === 3 ? [4] : [];
-      },
-      { concurrency: 2, onQueueEmpty: () => events.push('empty') },
-    );
-    // 3 waits for a slot until 1 finishes; 4, handed back by 3, starts with nothing behind it.
-    expect(events).toEqual(['start 1', 'start 2', 'empty', 'start 3', 'empty', 'start 4']);
-  });
 });
