@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { UnknownContentCodingError } from './content-coding.js';
-import { isRetryableStatus, parseRetryAfter } from './retry-policy.js';
+import { isRedirectStatus, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 import type { BodyProblem, ReceivedResponse } from './send-request.js';
 import { classifyTransportError, transportErrorCode } from './transport-failure.js';
 import type { UpstreamErrorCode } from './upstream-error.js';
@@ -88,7 +88,7 @@ export function statusFailure(response: ReceivedResponse, context: StatusContext
       retryAfterMs: asked === undefined ? undefined : Math.min(asked, context.retryAfterCapMs),
     };
   }
-  if (status >= 300 && status <= 399) {
+  if (isRedirectStatus(status)) {
     // undici follows none, and the client asks it to follow none: a redirect could lead the key
     // off to another host, or to plain http://. Where it pointed tells the operator what changed.
     const location = headerValue(headers, 'location')?.replaceAll(context.secret, '[redacted]');

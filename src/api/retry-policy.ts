@@ -65,3 +65,12 @@ export function retryDelay(
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
+
+/**
+ * True for a 3xx: the client follows no redirect (it could lead the key off to another host, or
+ * to plain http://), nor retries one. It refuses nothing either: after a POST, a 303 is how a
+ * server says it took the order.
+ */
+export function isRedirectStatus(status: number | undefined): boolean {
+  return status !== undefined && status >= 300 && status <= 399;
+}

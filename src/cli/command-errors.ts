@@ -1,4 +1,4 @@
-import { UpstreamError } from '../api/index.js';
+import { isRedirectStatus, UpstreamError } from '../api/index.js';
 import type { MerchantSource } from '../config/index.js';
 import { OrderDeskError } from '../journal/order-desk-error.js';
 import { EXIT, ExitError } from './exit-codes.js';
@@ -23,7 +23,7 @@ export function commandExit(error: unknown, what: string, merchant: MerchantSour
         // A redirect refuses nothing: the client did not follow it, and an order so answered
         // stays SUBMITTED, like one the upstream was unavailable for.
         return new ExitError(
-          isRedirect(error) ? EXIT.SYNC_INCOMPLETE : EXIT.REJECTED,
+          isRedirectStatus(error.status) ? EXIT.SYNC_INCOMPLETE : EXIT.REJECTED,
           `${what}: ${error.message}`,
           { cause: error },
         );
@@ -48,9 +48,4 @@ export function commandExit(error: unknown, what: string, merchant: MerchantSour
   }
   if (isMirrorBusy(error)) return mirrorBusyExit(error);
   return error;
-}
-
-/** A 3xx: the client follows none (see attempt-failure.ts). */
-function isRedirect(error: UpstreamError): boolean {
-  return error.status !== undefined && error.status >= 300 && error.status <= 399;
 }

@@ -1,3 +1,4 @@
+import { isRedirectStatus } from '../api/retry-policy.js';
 import { UpstreamError } from '../api/upstream-error.js';
 import { ERROR_STATUS, type ErrorCode } from '../contract/index.js';
 
@@ -16,7 +17,7 @@ export function refusalCode(error: unknown): string | undefined {
   if (!(error instanceof UpstreamError)) return undefined;
   if (error.code === 'UPSTREAM_UNAUTHORIZED') return UNAUTHORIZED_CODE;
   if (error.code !== 'UPSTREAM_REJECTED') return undefined;
-  if (error.status !== undefined && (error.status < 400 || error.status > 499)) return undefined;
+  if (isRedirectStatus(error.status)) return undefined;
   return error.upstreamCode ?? `HTTP_${error.status ?? 400}`;
 }
 
