@@ -33,8 +33,8 @@ export class SplitDensity {
 
   /**
    * The rows `range` likely holds, interpolated geometrically between the nearest parts read
-   * on either side; null unless both sides were read (extrapolating past the last part read misjudges a
-   * density that rises or falls toward an end).
+   * on either side; null unless both sides were read (extrapolating past the last part read
+   * misjudges a density that rises or falls toward an end).
    */
   estimate(range: TimeRange): number | null {
     const mid = (range.start + range.end) / 2;
