@@ -1,9 +1,9 @@
 /**
  * The issue's performance section, end to end: a full sync of a large world into a fresh mirror
- * against its two limits measured in the same run (fetch and parse only; upsert only), the
- * throughput under 50 ms of added latency (at concurrency 16, and at the default concurrency, where
- * the two cores are not yet the limit), a nightly incremental run after 1% new rows, and the
- * sync process's peak RSS at 1M and 3M transactions. Beside the latency and incremental runs,
+ * against its two limits measured in the same run (fetch and parse only; upsert only), a nightly
+ * incremental run after 1% new rows, the throughput of a first sync of the same world under 50 ms
+ * of added latency (at concurrency 16, and at the default concurrency, where the two cores are
+ * not yet the limit), and the sync process's peak RSS at 1M and 3M transactions. Beside the latency and incremental runs,
  * the same pages fetched and parsed only, and under latency a plain client that only reads the
  * bodies: what the upstream and the network allow before the sync's own work. The sandbox and
  * the sync run as separate processes so each has a core. Run with `npm run bench:sync`.
@@ -51,7 +51,6 @@ const RSS_GOAL_BYTES = 300e6;
 
 const scaled = (n: number) => Math.max(1, Math.round(n * SCALE));
 const WORLD = { cards: scaled(100_000), transactions: scaled(1_000_000) };
-const LATENCY_WORLD = { cards: scaled(20_000), transactions: scaled(200_000) };
 const BIG_WORLD = { cards: scaled(300_000), transactions: scaled(3_000_000) };
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -120,7 +119,6 @@ function tempDir(label: string): string {
 async function sandboxFor(
   label: string,
   world: { cards: number; transactions: number },
-  faults: readonly object[] = [],
 ): Promise<{ sandbox: SandboxProcess; dir: string }> {
   const dir = tempDir(label);
   const stateDir = join(dir, 'state');
@@ -133,7 +131,6 @@ async function sandboxFor(
     cards: world.cards,
     transactions: world.transactions,
     days: DAYS,
-    faults,
     onStderr: (line) => process.stderr.write(`  [sandbox ${label}] ${line}\n`),
     onSpawn: (stop) => cleanups.push(stop),
   });
@@ -174,6 +171,27 @@ function syncRun(
     );
     return run;
   });
+}
+
+/** Replace the fault lab's rules. */
+async function putFaults(sandbox: SandboxAnnouncement, rules: readonly object[]): Promise<void> {
+  const agent = new Agent({ connect: { ca: readFileSync(sandbox.caFile, 'utf8') } });
+  try {
+    const response = await request(new URL('/_control/faults', sandbox.baseUrl), {
+      method: 'PUT',
+      headers: {
+        'x-control-token': sandbox.controlToken ?? '',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ rules }),
+      dispatcher: agent,
+    });
+    const body = await response.body.text();
+    if (response.statusCode !== 200)
+      throw new Error(`PUT /_control/faults answered ${response.statusCode}: ${body}`);
+  } finally {
+    await agent.close();
+  }
 }
 
 /** Calls the fault lab's rules have matched so far (API requests, when a rule matches all). */
@@ -315,16 +333,18 @@ async function measure(): Promise<Measurements> {
       `grouped pass ${secs(recon.groupedPassSeconds)} (scan ${secs(recon.groupedScanSeconds)}), import ${secs(recon.importSeconds)}: ` +
       `${recon.transactions} transactions, ${recon.cards} cards, ${recon.orders} orders, ${recon.findings} findings`,
   );
-  await cleanUp();
 
-  // 50 ms on every request: the ceiling is concurrency x page size / latency. The limits go
-  // first, as in the 1M world, so the sync meets a sandbox that has served these pages before.
-  const slow = await sandboxFor('latency', LATENCY_WORLD, [{ kind: 'latency', ms: LATENCY_MS }]);
+  // 50 ms on every request, on the same world (now 1% larger): the ceiling is concurrency x page
+  // size / latency. The limits go first, so the sync meets a sandbox that has served these pages
+  // under the latency before. A first sync of this size is what the goal is about: on a world a
+  // fifth of its size the process start and the closing steps (about 0.5 s together) weigh five
+  // times as much.
+  await putFaults(main.sandbox, [{ kind: 'latency', ms: LATENCY_MS }]);
   progress('latency: every page fetched and parsed only, then sent again by a plain client');
   const { value: latencyFetch, paths } = await recordRequests(() =>
-    fetchOnly(target(slow.sandbox), fetchSettings),
+    fetchOnly(target(main.sandbox), fetchSettings),
   );
-  const plain = await plainClient(target(slow.sandbox), { concurrency: CONCURRENCY, paths });
+  const plain = await plainClient(target(main.sandbox), { concurrency: CONCURRENCY, paths });
   progress(
     `latency: fetch only ${secs(latencyFetch.seconds)} (${latencyFetch.requests} requests); ` +
       `plain client ${Math.round(plain.requestsPerSecond)} requests/s`,
@@ -332,11 +352,13 @@ async function measure(): Promise<Measurements> {
   // A first sync into a mirror of its own, and the API requests it sent (the latency rule
   // matches every one).
   const latencySync = async (stage: string, label: string, concurrency: number) => {
-    const callsBefore = await faultCalls(slow.sandbox);
-    const run = await served(stage, slow.sandbox, () =>
-      syncRun(label, slow.sandbox, join(slow.dir, `${stage}.sqlite`), concurrency),
+    const callsBefore = await faultCalls(main.sandbox);
+    const db = join(main.dir, `${stage}.sqlite`);
+    const run = await served(stage, main.sandbox, () =>
+      syncRun(label, main.sandbox, db, concurrency),
     );
-    return { run, requests: (await faultCalls(slow.sandbox)) - callsBefore };
+    rmSync(db, { force: true });
+    return { run, requests: (await faultCalls(main.sandbox)) - callsBefore };
   };
   const { run: latencyRun, requests } = await latencySync('latency', 'latency', CONCURRENCY);
   const atDefault = await latencySync(
@@ -366,7 +388,7 @@ async function measure(): Promise<Measurements> {
     incrementalFetch,
     recon,
     latency: {
-      world: LATENCY_WORLD,
+      world: { cards: latencyFetch.cards, transactions: latencyFetch.transactions },
       run: latencyRun,
       requests,
       fetchOnly: latencyFetch,
