@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { JobConfig } from '../config/index.js';
+import { newRunId } from '../run-id.js';
 import { type NightlyRunResult, runNightly } from '../runner/nightly-run.js';
-import { newRunId } from '../sync/run-sync.js';
 import type { SyncResult } from '../sync/sync-result.js';
 import type { CliIo } from './cli-io.js';
 import { SYNC_EXIT_CODES } from './commands/sync-command.js';

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { JobConfig } from '../config/index.js';
+import { newRunId } from '../run-id.js';
 import type { ReconcileResult } from '../runner/reconcile-mirror.js';
 import { runReconcile } from '../runner/run-reconcile.js';
-import { newRunId } from '../sync/run-sync.js';
 import type { ExitCode } from './exit-codes.js';
 import { exitCodeOf, jobExit } from './job-errors.js';
 import { type FailOn, reconcileExitCode } from './job-exit.js';

@@ -9,6 +9,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
+import { runStampAt, runStampOf } from '../run-id.js';
 import { syncDirectory, writeDurably } from './durable-fs.js';
 import { ReportError } from './report-error.js';
 
@@ -105,14 +106,20 @@ export function stageReportFolder(
  * Point `<reports dir>/latest` at the report folder `runId`: a relative symbolic link made under
  * a temporary name and renamed over `latest`, so the link is replaced atomically and a reader
  * never finds it missing. It only moves forward: when it already names a run started in a later
- * second (a run id begins with its start time) it is left alone and false is returned. Two runs
- * of the same second (which the mirror lock serialises) publish in order: the newer wins.
+ * second (a run id begins with its start time), up to `now`, it is left alone and false is
+ * returned (two mirrors sharing a reports folder, whose runs overlap). A run stamped after `now`
+ * was started by a clock that has since gone back; were it kept, `latest` would name it until
+ * the clock caught up (a clock a year ahead: a year of stale reports), so it is replaced. Two
+ * runs of the same second (which the mirror lock serialises) publish in order: the newer wins.
  * @throws ReportError REPORT_LATEST_NOT_UPDATED, e.g. when `latest` is not a symbolic link.
  */
-export function pointLatest(reportsDir: string, runId: string): boolean {
+export function pointLatest(reportsDir: string, runId: string, now = Date.now()): boolean {
   const latest = join(reportsDir, LATEST_LINK);
   const current = latestTarget(reportsDir);
-  if (current !== null && runStamp(basename(current)) > runStamp(runId)) return false;
+  if (current !== null) {
+    const stamp = runStampOf(basename(current));
+    if (stamp > runStampOf(runId) && stamp <= runStampAt(now)) return false;
+  }
   const temp = join(reportsDir, `${TEMP_PREFIX}${LATEST_LINK}-${randomBytes(4).toString('hex')}`);
   try {
     symlinkSync(runId, temp);
@@ -180,9 +187,4 @@ function sweepStaleTemps(reportsDir: string): void {
       // Gone already, or not ours to remove: it does no harm.
     }
   }
-}
-
-/** The start time a run id begins with (`20261121T020000Z`), which sorts as text. */
-function runStamp(runId: string): string {
-  return runId.split('-')[0] ?? runId;
 }

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import type { ReconSettings } from '../recon/recon-settings.js';
+import { newRunId } from '../run-id.js';
 import type { ProgressSink } from '../sync/progress-sink.js';
-import { newRunId, runSync, type SyncSource } from '../sync/run-sync.js';
+import { runSync, type SyncSource } from '../sync/run-sync.js';
 import type { SyncSettings } from '../sync/sync-context.js';
 import type { SyncOutcome, SyncResult } from '../sync/sync-result.js';
 import { dataStatusOfSync } from './data-status.js';

@@ -106,7 +106,7 @@ export function reconcileMirror(options: ReconcileMirrorOptions): ReconcileResul
     throw error;
   }
   const reportDir = staged?.dir ?? '';
-  const latestMoved = pointLatest(options.reportsDir, runId);
+  const latestMoved = pointLatest(options.reportsDir, runId, clock());
   const durationMs = clock() - started;
   logger.info(
     {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import type { ReconSettings } from '../recon/recon-settings.js';
-import { newRunId } from '../sync/run-sync.js';
+import { newRunId } from '../run-id.js';
 import { lastSyncStatus } from './data-status.js';
 import { withMirrorLock } from './held-lock.js';
 import { type ReconcileResult, reconcileMirror } from './reconcile-mirror.js';

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -8,6 +7,7 @@ import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
 import { createMirrorWriters } from '../mirror/mirror-writers.js';
 import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import { newRunId } from '../run-id.js';
 import { syncMerchant } from './merchant-sync.js';
 import { type ProgressSink, SILENT_PROGRESS } from './progress-sink.js';
 import type { SyncApi, SyncSettings } from './sync-context.js';
@@ -187,13 +187,4 @@ function overallOutcome(
   if (merchants.length < expected || merchants.some((m) => m.outcome === 'incomplete'))
     return 'incomplete';
   return 'done';
-}
-
-/** A run id that sorts by time and names a folder safely, e.g. `20261121T020000Z-3f9a1c`. */
-export function newRunId(at: number): string {
-  const stamp = new Date(at)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
 }

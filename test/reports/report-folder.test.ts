@@ -149,6 +149,26 @@ describe('report folders', () => {
     expect(readlinkSync(join(dir, 'latest'))).toBe('20261121T020000Z-bbbbbb');
   });
 
+  it('keeps latest on a run started after this one but before now (runs that overlap)', () => {
+    const now = Date.parse('2026-11-21T02:30:00Z');
+    expect(pointLatest(dir, '20261121T021500Z-bbbbbb', now)).toBe(true);
+    expect(pointLatest(dir, '20261121T020000Z-aaaaaa', now)).toBe(false);
+    expect(readlinkSync(join(dir, 'latest'))).toBe('20261121T021500Z-bbbbbb');
+  });
+
+  it('moves latest off a run stamped after now, when the clock has gone back since', () => {
+    // A run while the host clock was a year ahead, then the clock set right.
+    expect(pointLatest(dir, '20271121T020000Z-bbbbbb', Date.parse('2027-11-21T02:05:00Z'))).toBe(
+      true,
+    );
+    const now = Date.parse('2026-11-22T02:05:00Z');
+    expect(pointLatest(dir, '20261122T020000Z-cccccc', now)).toBe(true);
+    expect(readlinkSync(join(dir, 'latest'))).toBe('20261122T020000Z-cccccc');
+    // From there it moves forward only, as before.
+    expect(pointLatest(dir, '20261121T020000Z-aaaaaa', now)).toBe(false);
+    expect(readlinkSync(join(dir, 'latest'))).toBe('20261122T020000Z-cccccc');
+  });
+
   it('moves latest to the newer of two runs started in the same second, whatever their suffixes', () => {
     expect(pointLatest(dir, '20261121T020000Z-ffffff')).toBe(true);
     expect(pointLatest(dir, '20261121T020000Z-000000')).toBe(true);

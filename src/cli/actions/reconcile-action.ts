@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createLogger } from '../../log/logger.js';
-import { newRunId } from '../../sync/run-sync.js';
+import { newRunId } from '../../run-id.js';
 import type { CliIo } from '../cli-io.js';
 import type { ReconcileFlags } from '../commands/reconcile-command.js';
 import { EXIT, ExitError, UsageError } from '../exit-codes.js';

@@ -1,5 +1,5 @@
 import { createLogger } from '../../log/logger.js';
-import { newRunId } from '../../sync/run-sync.js';
+import { newRunId } from '../../run-id.js';
 import type { CliIo } from '../cli-io.js';
 import { type RunFlags, runConfigFlags } from '../commands/run-command.js';
 import { EXIT } from '../exit-codes.js';

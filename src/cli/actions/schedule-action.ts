@@ -1,8 +1,8 @@
 import type { JobConfig } from '../../config/index.js';
 import { createLogger } from '../../log/logger.js';
+import { newRunId } from '../../run-id.js';
 import { runSchedule, validateSchedule } from '../../runner/nightly-schedule.js';
 import { ScheduleError } from '../../runner/schedule-error.js';
-import { newRunId } from '../../sync/run-sync.js';
 import type { CliIo } from '../cli-io.js';
 import { runConfigFlags } from '../commands/run-command.js';
 import type { ScheduleFlags } from '../commands/schedule-command.js';
