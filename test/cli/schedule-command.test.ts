@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
@@ -8,6 +8,7 @@ import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js
 
 interface LogLine {
   msg: string;
+  db?: string;
   exitCode?: number;
   sync?: string;
   runId?: string;
@@ -141,6 +142,32 @@ describe('cardsync schedule', () => {
     expect(folders.length).toBe(rows.filter((r) => r.outcome === 'done').length);
     const samples = parsePrometheusText(readFileSync(f.metricsFile, 'utf8'));
     expect(sampleValue(samples, 'cardsync_last_run_exit_code', { command: 'run' })).toBeDefined();
+  }, 40_000);
+
+  it('warns when the mirror an earlier run left is gone, then creates it anew', async () => {
+    const db = join(f.dir, 'deleted', 'mirror.sqlite');
+    const cli = startCliProcess(
+      ['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC', '--db', db],
+      f.env,
+    );
+    const finished = () => logLines(cli).filter((l) => l.msg === 'run finished');
+    const gone = () => logLines(cli).filter((l) => l.msg.startsWith('the mirror is gone'));
+    try {
+      await cli.firstLine();
+      await until('a first run', cli, () => finished().length >= 1);
+      // The first run created the mirror: no news.
+      expect(gone()).toEqual([]);
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${db}${suffix}`, { force: true });
+      const deletedAt = finished().length;
+      await until('the warning', cli, () => gone().length >= 1);
+      await until('a run after it', cli, () => finished().length >= deletedAt + 2);
+    } finally {
+      cli.child.kill('SIGTERM');
+    }
+    expect(await cli.exited(), cli.stderr()).toBe(0);
+    expect(gone()).toEqual([expect.objectContaining({ db, runId: expect.any(String) })]);
+    expect(finished().at(-1)).toMatchObject({ exitCode: 0, sync: 'done' });
+    expect(existsSync(db)).toBe(true);
   }, 40_000);
 
   it('reads the key file again for each run: a key renewed after a 401 is used without a restart', async () => {

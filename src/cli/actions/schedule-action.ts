@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
 import type { JobConfig } from '../../config/index.js';
 import { createLogger } from '../../log/logger.js';
 import { newRunId } from '../../run-id.js';
@@ -37,6 +39,7 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
       'SIGHUP: nothing to reload: each run reads the configuration, key and CA files afresh; --cron and --tz need a restart',
     );
   process.on('SIGHUP', onHangup);
+  const watchMirror = mirrorWatch(logger);
   try {
     await checkJobSetup(config, logger);
     const summary = await runSchedule({
@@ -69,12 +72,14 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
           });
           return;
         }
+        watchMirror.beforeRun(current.db, runId);
         const outcome = await nightlyJob(io, current, {
           failOn: flags.failOn,
           progress: false,
           logger,
           runId,
         });
+        watchMirror.afterRun(current.db);
         logRunOutcome(logger, {
           command: 'run',
           runId,
@@ -96,4 +101,26 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
     process.off('SIGHUP', onHangup);
     logger.flush();
   }
+}
+
+/**
+ * Warns when the mirror an earlier tick left is gone (deleted, or its disk swapped) before a
+ * run: that run creates it anew, reads the whole history again, and the findings start over as
+ * new, which the operator should hear of from the log rather than from a long run and a report
+ * of old findings shown new. A mirror that never existed (the first run) is no news.
+ */
+function mirrorWatch(logger: Logger) {
+  let last: { readonly file: string; readonly existed: boolean } | undefined;
+  return {
+    beforeRun(file: string, runId: string): void {
+      if (last?.file === file && last.existed && !existsSync(file))
+        logger.warn(
+          { runId, db: file },
+          'the mirror is gone since the last run: this run creates it anew and reads the whole history again; the findings start over as new',
+        );
+    },
+    afterRun(file: string): void {
+      last = { file, existed: existsSync(file) };
+    },
+  };
 }
