@@ -456,6 +456,7 @@ export class CardIssuingClient implements UpstreamTime {
       status,
       requestId,
       lossy: response.lossy,
+      surrogateEscapes: response.surrogateEscapes,
     });
     if (!checked.ok) return { ok: false, failure: envelopeFailure(response, checked.reason) };
     this.#limiter.recordSuccess();

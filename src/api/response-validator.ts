@@ -18,17 +18,40 @@ export interface ResponseContext {
   readonly requestId?: string | undefined;
   /** The body was not UTF-8 throughout (see send-request.ts): a record showing U+FFFD is refused. */
   readonly lossy?: boolean | undefined;
+  /** The body escapes a UTF-16 surrogate: a record holding one without its pair is refused. */
+  readonly surrogateEscapes?: boolean | undefined;
+}
+
+/** A UTF-16 surrogate without its pair (the regular expression reads code units). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True when a string of `value`, key or value, holds a lone surrogate. */
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
+  return Object.entries(value).some(
+    ([key, item]) => LONE_SURROGATE.test(key) || holdsLoneSurrogate(item),
+  );
 }
 
 /**
- * True when a record of a body that was not UTF-8 throughout shows U+FFFD, so may hold a byte
- * that was lost in decoding: mirrored, the record would differ from the upstream's unseen.
+ * Why a record's text cannot be mirrored as it came, if it cannot:
+ * - from a body that was not UTF-8 throughout, it shows U+FFFD, so may hold a byte lost in
+ *   decoding: mirrored, the record would differ from the upstream's unseen;
+ * - it holds a lone surrogate (a `\uD800` escape with no pair): no Unicode text, so SQLite and
+ *   every report would keep something else, and ids that differ only there would read back
+ *   alike.
  */
-function holdsLostBytes(record: unknown, context: ResponseContext): boolean {
-  return context.lossy === true && JSON.stringify(record).includes('\ufffd');
+function textProblem(record: unknown, context: ResponseContext): string | null {
+  if (context.lossy === true && JSON.stringify(record).includes('\ufffd')) return LOST_BYTES;
+  if (context.surrogateEscapes === true && holdsLoneSurrogate(record)) return LONE_SURROGATE_TEXT;
+  return null;
 }
 
 const LOST_BYTES = 'holds bytes that are not UTF-8 (read as U+FFFD)';
+const LONE_SURROGATE_TEXT =
+  'holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair): not Unicode text';
 
 interface OperationValidators {
   readonly shape: ResponseShape;
@@ -142,8 +165,9 @@ export class ResponseValidator {
     if (!checked.ok) return checked;
     const raw = (body as { data: unknown }).data;
     const validate = this.#validators(operation).record;
-    if (holdsLostBytes(raw, context))
-      return { ok: true, value: this.#malformed(operation, raw, LOST_BYTES, context) };
+    const problem = textProblem(raw, context);
+    if (problem !== null)
+      return { ok: true, value: this.#malformed(operation, raw, problem, context) };
     if (!validate(raw))
       return { ok: true, value: this.#rejection(operation, raw, validate, context) };
     return { ok: true, value: this.#canonical<T>(operation, raw, context) };
@@ -191,8 +215,8 @@ export class ResponseValidator {
     const records: T[] = [];
     const rejected: MalformedRecordError[] = [];
     for (const item of data) {
-      if (holdsLostBytes(item, context))
-        rejected.push(this.#malformed(operation, item, LOST_BYTES, context));
+      const problem = textProblem(item, context);
+      if (problem !== null) rejected.push(this.#malformed(operation, item, problem, context));
       else if (!validate(item)) rejected.push(this.#rejection(operation, item, validate, context));
       else {
         const record = this.#canonical<T>(operation, item, context);

@@ -47,6 +47,11 @@ export interface ReceivedResponse {
   readonly bodyError: unknown;
   /** The body was not UTF-8 throughout: each bad byte sequence was read as U+FFFD. */
   readonly lossy: boolean;
+  /**
+   * The body escapes a UTF-16 surrogate (`\uD800` to `\uDFFF`): a string of it may hold one
+   * without its pair, which is no Unicode text (see response-validator.ts).
+   */
+  readonly surrogateEscapes: boolean;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -150,18 +155,30 @@ function decode(bytes: Buffer): { text: string; lossy: boolean } {
   }
 }
 
+/** An escape of a UTF-16 surrogate in JSON text (it may stand for half a pair, or alone). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** True when JSON `text` escapes a surrogate; the search runs only past a `\u` (rare). */
+function escapesSurrogate(text: string): boolean {
+  const at = text.indexOf('\\u');
+  return at >= 0 && SURROGATE_ESCAPE.test(at === 0 ? text : text.slice(at));
+}
+
 /** The JSON of a received body; a body that does not parse is a `not-json` body problem. */
 export function parseBody(received: ReceivedBody): ReceivedResponse {
   const { status, headers, bytes, bodyError, problem } = received;
   if (bytes === undefined) {
     const bodyProblem = problem ?? 'cut-short';
-    return { status, headers, body: undefined, bodyProblem, bodyError, lossy: false };
+    const flags = { lossy: false, surrogateEscapes: false };
+    return { status, headers, body: undefined, bodyProblem, bodyError, ...flags };
   }
   const { text, lossy } = decode(bytes);
+  const flags = { lossy, surrogateEscapes: escapesSurrogate(text) };
   try {
     const body: unknown = JSON.parse(text);
-    return { status, headers, body, bodyProblem: undefined, bodyError: undefined, lossy };
+    return { status, headers, body, bodyProblem: undefined, bodyError: undefined, ...flags };
   } catch (error) {
-    return { status, headers, body: undefined, bodyProblem: 'not-json', bodyError: error, lossy };
+    const bodyProblem = 'not-json';
+    return { status, headers, body: undefined, bodyProblem, bodyError: error, ...flags };
   }
 }

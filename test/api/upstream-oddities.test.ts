@@ -137,6 +137,34 @@ describe('CardIssuingClient: what a real upstream may send', () => {
     }
   });
 
+  it('refuses records holding a lone surrogate escape, ids that would read back alike, and keeps escaped pairs', async () => {
+    // JSON.stringify writes a lone surrogate as its escape, as an upstream's encoder may.
+    up.answer(
+      json(
+        transactionPage([
+          transaction('tx_\ud800', 'Cafe'),
+          transaction('tx_\ud801', 'Cafe'),
+          transaction('tx_3', 'Caf\udc00e'),
+          transaction('tx_4', 'Smile \ud83d\ude00'),
+          transaction('tx_5', 'Cafe \\ud800 text'),
+        ]),
+      ),
+    );
+    const { client } = up.client();
+    try {
+      const page = await client.listTransactions();
+      expect(page.records.map((r) => [r.transactionId, r.merchantName])).toEqual([
+        ['tx_4', 'Smile \u{1f600}'],
+        ['tx_5', 'Cafe \\ud800 text'],
+      ]);
+      expect(page.rejected.map((r) => r.recordId)).toEqual(['tx_\ud800', 'tx_\ud801', 'tx_3']);
+      for (const rejected of page.rejected)
+        expect(rejected.reason).toContain('lone UTF-16 surrogate');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('keeps a record whose U+FFFD came as its UTF-8 bytes in a body that is UTF-8 throughout', async () => {
     up.answer(json(transactionPage([transaction('tx_1', 'Caf\ufffd')])));
     const { client } = up.client();
