@@ -17,7 +17,9 @@ const CODE = 'CARD_BALANCE_MISMATCH';
  * transaction could be reflected (`visible_at`, the usual case) takes its sums from the working
  * table `cardTransactions`; only the others are read again, transaction by transaction. A card
  * with a journal DEPOSIT or WITHDRAW that has no `orderNo` (`unknown_orders`) is left out: the
- * ledger holds for a card whose orders are all known (reference-model section 4). Sums are
+ * ledger holds for a card whose orders are all known (reference-model section 4). So is a card
+ * with a completed order journaled, or a transaction, in another currency than its own (one
+ * currency per account, section 3): minor units of two currencies do not add up. Sums are
  * taken in the two parts of exact-sum-sql.ts (`_high`, `_low`): a card's ledger may pass
  * SQLite's integer range (2^63), where sum() fails the statement and + turns to a float.
  */
@@ -31,6 +33,18 @@ unknown_orders AS MATERIALIZED (
   SELECT DISTINCT card_id FROM journal
   WHERE kind IN ('DEPOSIT', 'WITHDRAW') AND card_id IS NOT NULL AND unlinkable IS NOT NULL
     AND state <> 'REJECTED'
+),
+foreign_orders AS MATERIALIZED (
+  SELECT DISTINCT j.fee_card_id AS card_id
+  FROM journal j JOIN cards c ON c.card_id = j.fee_card_id AND c.merchant_id = @merchantId
+  WHERE j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW') AND j.unlinkable IS NULL AND j.succeeded = 1
+    AND j.currency <> c.currency
+),
+foreign_transactions AS MATERIALIZED (
+  SELECT DISTINCT s.card_id
+  FROM ${CARD_TRANSACTIONS_TABLE} s
+  JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = @merchantId
+  WHERE s.currency <> c.currency
 ),
 order_sums AS MATERIALIZED (
   SELECT j.fee_card_id AS card_id, count(*) AS orders,
@@ -84,6 +98,10 @@ candidates AS (
            WHEN c.status = 'CANCELLED' THEN NULL
            WHEN c.card_id IN (SELECT card_id FROM unknown_orders)
              THEN 'a DEPOSIT or WITHDRAW of the card has no orderNo: its outcome cannot be linked'
+           WHEN c.card_id IN (SELECT card_id FROM foreign_orders)
+             THEN 'a completed order of the card is journaled in another currency than the card''s: its amount cannot be added'
+           WHEN c.card_id IN (SELECT card_id FROM foreign_transactions)
+             THEN 'a transaction of the card is in another currency than the card''s (CURRENCY_MISMATCH): its amount cannot be added'
            WHEN c.card_id IN (SELECT card_id FROM quarantined_transactions)
              THEN '${QUARANTINED_REASON}'
            WHEN coalesce(o.unusable, 0) > 0
