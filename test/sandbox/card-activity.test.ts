@@ -191,6 +191,43 @@ describe('card activity from the network (reference-model section 4)', () => {
     expect(await m.cardBalance(cardId)).toBe(balance);
   });
 
+  it('refuses a forced transaction that would take the card past 2^53 - 1 minor units, changing nothing', async () => {
+    const { cardId, balance } = await activeCard();
+    const largest = m.text(BigInt(Number.MAX_SAFE_INTEGER));
+    const count = async () => (await m.transactions({ cardId })).length;
+    const before = await count();
+    const refused = async (body: Record<string, unknown>, names: string) => {
+      const response = await t.control.post(`/_control/cards/${cardId}/transactions`, body);
+      expect(response.status, response.text).toBe(400);
+      expect(response.text).toContain(names);
+    };
+    await refused({ type: 'REFUND', amount: largest, force: true }, 'holds past 9007199254740991');
+    await refused(
+      { type: 'REVERSAL', amount: largest, force: true },
+      'holds past 9007199254740991',
+    );
+    // Amount and fee together, each within bounds.
+    await refused(
+      { type: 'PURCHASE', amount: largest, fee: m.text(balance + 1n), force: true },
+      'below -9007199254740991',
+    );
+    expect(await m.cardBalance(cardId)).toBe(balance);
+    expect(await count()).toBe(before);
+    // Within reach, a forced purchase still overdraws the card, as a faulty upstream would; from
+    // there, the largest FEE is one minor unit too far.
+    const overdraft = await network(cardId, {
+      type: 'PURCHASE',
+      status: 'COMPLETED',
+      amount: m.text(balance + 1n),
+      force: true,
+    });
+    expect(overdraft.status).toBe('COMPLETED');
+    expect(await m.cardBalance(cardId)).toBe(-1n);
+    await refused({ type: 'FEE', amount: largest, force: true }, 'below -9007199254740991');
+    expect(await m.cardBalance(cardId)).toBe(-1n);
+    expect(await count()).toBe(before + 1);
+  });
+
   it.each([
     ['PURCHASE', ['COMPLETED', 'SETTLED'], 'PENDING'],
     ['PURCHASE', ['COMPLETED', 'SETTLED'], 'COMPLETED'],

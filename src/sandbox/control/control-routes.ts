@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TransactionType } from '../../contract/enums.js';
 import { isKnownCurrency } from '../../money/currency.js';
 import type { Minor } from '../../money/decimal.js';
 import { changeTransactionStatus, recordTransaction } from '../activity/card-activity.js';
@@ -13,7 +14,7 @@ import { createKey } from '../merchant-keys.js';
 import { processOrder } from '../orders/order-processor.js';
 import type { SandboxContext } from '../sandbox-context.js';
 import { writeMeta } from '../store/database.js';
-import type { TransactionRecord } from '../store/records.js';
+import type { CardRecord, TransactionRecord } from '../store/records.js';
 import { plantMerchantBalanceDrift } from '../world/anomalies/merchant-balance-drift.js';
 import { DEFAULT_STATUS, networkDecision } from './card-network.js';
 import {
@@ -219,6 +220,7 @@ export function registerControlRoutes(
       const amountMinor = requestAmount('amount', body.amount, currency, true);
       const feeMinor = body.fee === undefined ? 0 : requestAmount('fee', body.fee, currency, true);
       const txn = ctx.store.atomically(() => {
+        refuseBeyondExactCard(ctx, card, body.type, amountMinor, feeMinor);
         const decided = body.force
           ? { status }
           : networkDecision(ctx, card, {
@@ -279,5 +281,30 @@ function refuseBeyondExact(ctx: SandboxContext, merchantId: string, amount: Mino
   if (held + BigInt(amount) > BigInt(Number.MAX_SAFE_INTEGER))
     throw new ApiError('VALIDATION_FAILED', [
       `amount would take the money merchant ${merchantId} holds past ${Number.MAX_SAFE_INTEGER} minor units, beyond what the service counts exactly`,
+    ]);
+}
+
+/**
+ * Refuse a transaction that, once it posts, could take its card past what the service counts
+ * exactly: a REFUND or REVERSAL brings money in (+amount, as a top-up does, so what the merchant
+ * holds must stay within 2^53 − 1), and any type takes its debit from the card (a PURCHASE
+ * amount + fee, a FEE its amount, the others their fee), which must leave the balance no lower
+ * than −(2^53 − 1). Only a forced one can come near: the network's own rules refuse a refund
+ * beyond what was bought and decline a purchase beyond the balance.
+ * @throws ApiError VALIDATION_FAILED, before anything is changed.
+ */
+function refuseBeyondExactCard(
+  ctx: SandboxContext,
+  card: CardRecord,
+  type: TransactionType,
+  amount: Minor,
+  fee: Minor,
+): void {
+  if (type === 'REFUND' || type === 'REVERSAL') refuseBeyondExact(ctx, card.merchantId, amount);
+  const debit =
+    type === 'PURCHASE' ? BigInt(amount) + BigInt(fee) : BigInt(type === 'FEE' ? amount : fee);
+  if (BigInt(card.balanceMinor) - debit < -BigInt(Number.MAX_SAFE_INTEGER))
+    throw new ApiError('VALIDATION_FAILED', [
+      `amount and fee would take card ${card.cardId}'s balance below -${Number.MAX_SAFE_INTEGER} minor units, beyond what the service counts exactly`,
     ]);
 }
