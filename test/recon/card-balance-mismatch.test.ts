@@ -195,46 +195,38 @@ describe('CARD_BALANCE_MISMATCH', () => {
     ]);
   });
 
-  it('leaves out a card with a completed order journaled in another currency: 1000 JPY is no 10.00 USD', () => {
+  it.each([
+    [
+      'a completed order journaled in another currency: 1000 JPY is no 10.00 USD',
+      (l: TestLedger, card: TestCard) => {
+        const deposit = card.money('DEPOSIT', '10.00', shift(HISTORY_AT, DAY));
+        // The merchant's books say 1000 JPY (an import before the card was mirrored cannot tell).
+        l.db
+          .prepare(
+            "UPDATE orders SET amount = '1000', amount_minor = 1000, currency = 'JPY' WHERE merchant_order_no = ?",
+          )
+          .run(deposit.merchantOrderNo);
+      },
+      "a completed order of the card is journaled in another currency than the card's: its amount cannot be added",
+    ],
+    [
+      'a transaction in another currency (CURRENCY_MISMATCH)',
+      (_l: TestLedger, card: TestCard) => {
+        card.activity({ amount: '1000', currency: 'JPY', createdAt: shift(HISTORY_AT, DAY) });
+      },
+      "a transaction of the card is in another currency than the card's (CURRENCY_MISMATCH): its amount cannot be added",
+    ],
+  ])('leaves out a card with %s', (_name, plant, reason) => {
     const l = ledger();
     const card = l.issue(l.offering(), { amount: '100.00' });
-    const deposit = card.money('DEPOSIT', '10.00', shift(HISTORY_AT, DAY));
-    // The merchant's books say 1000 JPY (an import before the card was mirrored cannot tell).
-    l.db
-      .prepare(
-        "UPDATE orders SET amount = '1000', amount_minor = 1000, currency = 'JPY' WHERE merchant_order_no = ?",
-      )
-      .run(deposit.merchantOrderNo);
+    plant(l, card);
     const plain = l.issue(l.offering(), { amount: '100.00' });
     card.write({ balance: '50.00' });
     plain.write({ balance: '98.50' });
     const results = runOn(l, [CODE]);
+    // The other card is still checked.
     expect(lines(results)).toEqual([`${CODE} cardId=${plain.cardId}`]);
-    expect(coverageOf(results, CODE).skipped).toEqual([
-      {
-        unit: 'cards',
-        reason:
-          "a completed order of the card is journaled in another currency than the card's: its amount cannot be added",
-        count: 1,
-      },
-    ]);
-  });
-
-  it('leaves out a card with a transaction in another currency (CURRENCY_MISMATCH)', () => {
-    const l = ledger();
-    const card = l.issue(l.offering(), { amount: '100.00' });
-    card.activity({ amount: '1000', currency: 'JPY', createdAt: shift(HISTORY_AT, DAY) });
-    card.write({ balance: '50.00' });
-    const results = runOn(l, [CODE]);
-    expect(lines(results)).toEqual([]);
-    expect(coverageOf(results, CODE).skipped).toEqual([
-      {
-        unit: 'cards',
-        reason:
-          "a transaction of the card is in another currency than the card's (CURRENCY_MISMATCH): its amount cannot be added",
-        count: 1,
-      },
-    ]);
+    expect(coverageOf(results, CODE).skipped).toEqual([{ unit: 'cards', reason, count: 1 }]);
   });
 
   it('leaves out a card one of whose transactions is in quarantine: the ledger lacks it', () => {
