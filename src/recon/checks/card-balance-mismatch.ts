@@ -40,12 +40,6 @@ foreign_orders AS MATERIALIZED (
   WHERE j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW') AND j.unlinkable IS NULL AND j.succeeded = 1
     AND j.currency <> c.currency
 ),
-foreign_transactions AS MATERIALIZED (
-  SELECT DISTINCT s.card_id
-  FROM ${CARD_TRANSACTIONS_TABLE} s
-  JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = @merchantId
-  WHERE s.currency <> c.currency
-),
 order_sums AS MATERIALIZED (
   SELECT j.fee_card_id AS card_id, count(*) AS orders,
          ${exactSumSql("CASE j.kind WHEN 'WITHDRAW' THEN -j.amount_minor ELSE j.amount_minor END", 'total')},
@@ -58,7 +52,8 @@ order_sums AS MATERIALIZED (
 card_sums AS MATERIALIZED (
   SELECT c.card_id, c.observed_at, max(s.visible_at) <= c.observed_at AS all_visible,
          sum(s.effect_high) AS total_high, sum(s.effect_low) AS total_low,
-         sum(s.unusable) AS unusable, sum(s.transactions) AS counted
+         sum(s.unusable) AS unusable, sum(s.transactions) AS counted,
+         max(s.currency <> c.currency) AS foreign_currency
   FROM cards c JOIN ${CARD_TRANSACTIONS_TABLE} s ON s.card_id = c.card_id
   WHERE c.merchant_id = @merchantId
   GROUP BY c.card_id, c.observed_at
@@ -100,7 +95,7 @@ candidates AS (
              THEN 'a DEPOSIT or WITHDRAW of the card has no orderNo: its outcome cannot be linked'
            WHEN c.card_id IN (SELECT card_id FROM foreign_orders)
              THEN 'a completed order of the card is journaled in another currency than the card''s: its amount cannot be added'
-           WHEN c.card_id IN (SELECT card_id FROM foreign_transactions)
+           WHEN c.card_id IN (SELECT card_id FROM card_sums WHERE foreign_currency)
              THEN 'a transaction of the card is in another currency than the card''s (CURRENCY_MISMATCH): its amount cannot be added'
            WHEN c.card_id IN (SELECT card_id FROM quarantined_transactions)
              THEN '${QUARANTINED_REASON}'
