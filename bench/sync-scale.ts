@@ -3,10 +3,11 @@
  * against its two limits measured in the same run (fetch and parse only; upsert only), a nightly
  * incremental run after 1% new rows, the throughput of a first sync of the same world under 50 ms
  * of added latency (at concurrency 16, and at the default concurrency, where the two cores are
- * not yet the limit), and the sync process's peak RSS at 1M and 3M transactions. Beside the latency and incremental runs,
- * the same pages fetched and parsed only, and under latency a plain client that only reads the
- * bodies: what the upstream and the network allow before the sync's own work. The sandbox and
- * the sync run as separate processes so each has a core. Run with `npm run bench:sync`.
+ * not yet the limit), and the sync process's peak RSS at 1M and 3M transactions. Beside the
+ * latency and incremental runs, the same pages fetched and parsed only, and under latency a plain
+ * client that only reads the bodies: what the upstream and the network allow before the sync's
+ * own work. The sandbox and the sync run as separate processes so each has a core. Run with
+ * `npm run bench:sync`.
  *
  * BENCH_SCALE=0.05 shrinks every world for a quick smoke; BENCH_SKIP_3M=1 skips the 3M world;
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each sync child there.
