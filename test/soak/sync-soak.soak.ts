@@ -87,8 +87,9 @@ describe(`sync soak (${SEED})`, () => {
       const advanceMs = Math.floor(Math.random() * 20 * 60_000);
       if (round % 4 === 2) {
         // A whole run now and then, so the next one starts from a complete mirror.
+        const started = Date.now();
         const whole = await sync();
-        say(`round ${round}: a whole run, exit ${whole.code}`);
+        say(`round ${round}: a whole run, exit ${whole.code} after ${Date.now() - started} ms`);
         expect(whole.code, whole.stderr.slice(-3000)).toBe(0);
         await w.t.control.post('/_control/clock', { advanceMs });
         continue;
