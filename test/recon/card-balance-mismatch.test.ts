@@ -229,6 +229,34 @@ describe('CARD_BALANCE_MISMATCH', () => {
     expect(coverageOf(results, CODE).skipped).toEqual([{ unit: 'cards', reason, count: 1 }]);
   });
 
+  it('checks a card whose order in another currency completed after its balance was read', () => {
+    const l = ledger();
+    const card = l.issue(l.offering(), { amount: '100.00' });
+    const atRead = l.text(card.balance);
+    const deposit = card.money('DEPOSIT', '10.00', shift(READ_AT, HOUR));
+    l.db
+      .prepare(
+        "UPDATE orders SET amount = '1000', amount_minor = 1000, currency = 'JPY' WHERE merchant_order_no = ?",
+      )
+      .run(deposit.merchantOrderNo);
+    const plain = l.issue(l.offering(), { amount: '100.00' });
+    card.write({ balance: atRead });
+    plain.write({ balance: '98.50' });
+    const results = runOn(l, [CODE]);
+    // The read could not reflect that order: it adds nothing to this run's ledger, which holds.
+    expect(lines(results)).toEqual([`${CODE} cardId=${plain.cardId}`]);
+    const coverage = coverageOf(results, CODE);
+    expect(coverage.examined.cards).toBe(2);
+    // Only the order's FEE record waits, as any transaction after the read does.
+    expect(coverage.skipped).toEqual([
+      {
+        unit: 'transactions',
+        reason: "created after its card's balance was read: counted by the next run",
+        count: 1,
+      },
+    ]);
+  });
+
   it('leaves out a card one of whose transactions is in quarantine: the ledger lacks it', () => {
     const l = ledger();
     const card = l.issue(l.offering(), { amount: '100.00' });

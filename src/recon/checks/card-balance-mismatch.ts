@@ -19,7 +19,9 @@ const CODE = 'CARD_BALANCE_MISMATCH';
  * with a journal DEPOSIT or WITHDRAW that has no `orderNo` (`unknown_orders`) is left out: the
  * ledger holds for a card whose orders are all known (reference-model section 4). So is a card
  * with a completed order journaled, or a transaction, in another currency than its own (one
- * currency per account, section 3): minor units of two currencies do not add up. Sums are
+ * currency per account, section 3): minor units of two currencies do not add up. An order
+ * counts there only when the balance read could reflect it, as in the sums: one completed after
+ * the read adds nothing to this run's ledger, so the card is still checked. Sums are
  * taken in the two parts of exact-sum-sql.ts (`_high`, `_low`): a card's ledger may pass
  * SQLite's integer range (2^63), where sum() fails the statement and + turns to a float.
  */
@@ -34,16 +36,10 @@ unknown_orders AS MATERIALIZED (
   WHERE kind IN ('DEPOSIT', 'WITHDRAW') AND card_id IS NOT NULL AND unlinkable IS NOT NULL
     AND state <> 'REJECTED'
 ),
-foreign_orders AS MATERIALIZED (
-  SELECT DISTINCT j.fee_card_id AS card_id
-  FROM journal j JOIN cards c ON c.card_id = j.fee_card_id AND c.merchant_id = @merchantId
-  WHERE j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW') AND j.unlinkable IS NULL AND j.succeeded = 1
-    AND j.currency <> c.currency
-),
 order_sums AS MATERIALIZED (
   SELECT j.fee_card_id AS card_id, count(*) AS orders,
          ${exactSumSql("CASE j.kind WHEN 'WITHDRAW' THEN -j.amount_minor ELSE j.amount_minor END", 'total')},
-         sum(j.amount_minor IS NULL) AS unusable
+         sum(j.amount_minor IS NULL) AS unusable, max(j.currency <> c.currency) AS foreign_currency
   FROM journal j JOIN cards c ON c.card_id = j.fee_card_id AND c.merchant_id = @merchantId
   WHERE j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW') AND j.unlinkable IS NULL AND j.succeeded = 1
     AND ${visibleAtReadSql('j.fee_created_at', 'j.fee_first_seen_at', 'c.observed_at')}
@@ -93,7 +89,7 @@ candidates AS (
            WHEN c.status = 'CANCELLED' THEN NULL
            WHEN c.card_id IN (SELECT card_id FROM unknown_orders)
              THEN 'a DEPOSIT or WITHDRAW of the card has no orderNo: its outcome cannot be linked'
-           WHEN c.card_id IN (SELECT card_id FROM foreign_orders)
+           WHEN coalesce(o.foreign_currency, 0)
              THEN 'a completed order of the card is journaled in another currency than the card''s: its amount cannot be added'
            WHEN c.card_id IN (SELECT card_id FROM card_sums WHERE foreign_currency)
              THEN 'a transaction of the card is in another currency than the card''s (CURRENCY_MISMATCH): its amount cannot be added'
