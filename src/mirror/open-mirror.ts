@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
+import { ensureCardIndex } from './card-index.js';
 import { type MigrationReport, migrateMirror } from './migrations.js';
 import { MirrorError } from './mirror-error.js';
 import type { MirrorDatabase } from './mirror-schema.js';
@@ -35,6 +36,12 @@ export interface OpenMirrorOptions {
    * without a word, and fail at the first write, halfway through a command.
    */
   readonly writable?: boolean;
+  /**
+   * Build the index by card if a first sync dropped it and did not get to build it again (it
+   * was killed): default true for a writable mirror. The sync's writer thread passes false,
+   * since the sync builds it itself once its rows have landed (card-index.ts).
+   */
+  readonly repairCardIndex?: boolean;
 }
 
 /**
@@ -109,6 +116,7 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
     db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(CHECKPOINT_BYTES / pageSize))}`);
     db.pragma(`journal_size_limit = ${CHECKPOINT_BYTES}`);
     const migration = migrateMirror(db);
+    if (options.writable !== false && options.repairCardIndex !== false) ensureCardIndex(db);
     let kysely: Promise<Kysely<MirrorDatabase>> | undefined;
     return {
       file,

@@ -3,6 +3,7 @@ import { UpstreamError } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import { utcInstant } from '../contract/utc-instant.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
+import { ensureCardIndexLogged } from './card-index-build.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
 import { askUpstream, auditCounts, settledHistory, type Tally, tallyAhead } from './count-audit.js';
 import { checkMissingCards } from './missing-card-check.js';
@@ -151,6 +152,8 @@ export async function syncMerchant(
     );
     result.audit = { outcome: 'done', ...checked.audit };
     result.unsettled = checked.unsettled;
+    // The missing cards are found through the index by card, which a first sync builds last.
+    ensureCardIndexLogged(context.writers.db, context.logger);
     result.missingCards = await step('missing cards', checkMissingCards(work, merchantId));
     context.writers.atomically(() =>
       context.writers.quarantine.resolveRepaired({

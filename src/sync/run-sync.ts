@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { dropCardIndexWhileEmpty } from '../mirror/card-index.js';
 import { keepLockFresh, releaseLock } from '../mirror/lock-heartbeat.js';
 import { mirrorFailureOf } from '../mirror/mirror-failure.js';
 import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
@@ -8,6 +9,7 @@ import { createMirrorWriters } from '../mirror/mirror-writers.js';
 import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import { newRunId } from '../run-id.js';
+import { ensureCardIndexLogged } from './card-index-build.js';
 import { syncMerchant } from './merchant-sync.js';
 import { type ProgressSink, SILENT_PROGRESS } from './progress-sink.js';
 import type { SyncApi, SyncSettings } from './sync-context.js';
@@ -83,6 +85,9 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
   if (crashed > 0) logger.warn({ crashed }, 'earlier runs had died; this run resumes their work');
   const merchants: MerchantSyncResult[] = [];
   let cutoff: number | null = null;
+  // A first sync lands its rows without the index by card, and builds it once they are in.
+  if (dropCardIndexWhileEmpty(options.db))
+    logger.info('first sync: the index by card is built once the rows have landed');
   const writerThread = WriterThread.start(options.db.name);
   try {
     for (const source of options.sources) {
@@ -161,11 +166,24 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     // Every batch has landed by now (each merchant's sync awaits its own), so they are gathered
     // while the writer thread finishes its checkpoint rather than after it: 13-18 ms at 220,000
     // rows, saved when that checkpoint outlasts the closing audit.
-    if (!signal.aborted) refreshStatistics(options.db, logger);
+    // A stop leaves a dropped index by card to whichever command opens the mirror next.
+    if (!signal.aborted) {
+      buildCardIndex(options.db, logger);
+      refreshStatistics(options.db, logger);
+    }
     await writerThread.close();
     options.signal.removeEventListener('abort', forward);
     stopHeartbeat();
     if (!options.lock) releaseLock(lock, logger);
+  }
+}
+
+/** Build the index by card if the run dropped it and no merchant's sync got to build it. */
+function buildCardIndex(db: SqliteDatabase, logger: Logger): void {
+  try {
+    ensureCardIndexLogged(db, logger);
+  } catch (error) {
+    logger.warn({ err: error }, 'the index by card was not built; the next command builds it');
   }
 }
 

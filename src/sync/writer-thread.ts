@@ -24,6 +24,8 @@ const WRITER_CACHE_KIB = 65_536;
 
 const mirror = openMirror(data.file, {
   cacheKiB: WRITER_CACHE_KIB,
+  // The sync may have dropped it to land a first sync's rows faster; it builds it again.
+  repairCardIndex: false,
   ...(data.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: data.busyTimeoutMs }),
 });
 const writers = createMirrorWriters(mirror.db);

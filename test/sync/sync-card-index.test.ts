@@ -1,0 +1,72 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CARD_INDEX } from '../../src/mirror/card-index.js';
+import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+/** Whether the mirror file has the index by card, read by a connection of its own. */
+function hasIndex(file: string): boolean {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (
+      db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?")
+        .get(CARD_INDEX) !== undefined
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** Whether a reader found the index, once per page of transactions asked for (in order). */
+async function syncWatchingIndex(w: SyncWorld): Promise<{ outcome: string; seen: boolean[] }> {
+  const seen: boolean[] = [];
+  const result = await w.sync({
+    wrapApi: (api) => ({
+      ...syncApiOf(api),
+      listTransactions: (query, options) => {
+        seen.push(hasIndex(w.mirrorFile));
+        return api.listTransactions(query, options);
+      },
+    }),
+  });
+  return { outcome: result.outcome, seen };
+}
+
+describe('the index by card during a sync', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'sync-card-index',
+      world: { cards: 100, transactions: 3000, days: 30, anomaliesPerCode: 1 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it('is left out while a first sync lands its rows, then built over them', async () => {
+    const first = await syncWatchingIndex(w);
+    expect(first.outcome).toBe('done');
+    expect(first.seen.length).toBeGreaterThan(10);
+    // Rows landed without it, and the missing-card check (which needs it) ran after it was built.
+    expect(first.seen.filter((present) => !present).length).toBeGreaterThan(10);
+    expect(hasIndex(w.mirrorFile)).toBe(true);
+    expect(compareMirror(w.t.sandbox, w.mirrorFile)).toEqual(NO_DIFFERENCES);
+    const db = new Database(w.mirrorFile, { readonly: true });
+    try {
+      const plan = db
+        .prepare('EXPLAIN QUERY PLAN SELECT created_at FROM transactions WHERE card_id = ?')
+        .all('any') as { detail: string }[];
+      expect(plan.map((step) => step.detail).join('; ')).toContain(CARD_INDEX);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('is kept by every later sync, the mirror holding rows', async () => {
+    const later = await syncWatchingIndex(w);
+    expect(later.outcome).toBe('done');
+    expect(later.seen.length).toBeGreaterThan(0);
+    expect(later.seen.every((present) => present)).toBe(true);
+  });
+});
