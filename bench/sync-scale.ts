@@ -68,9 +68,14 @@ async function loadMirrorModules(): Promise<MirrorModules> {
   const writerThread = (await load(
     'sync/writer-thread-client.js',
   )) as typeof import('../src/sync/writer-thread-client.js');
+  const cardIndex = (await load(
+    'mirror/card-index.js',
+  )) as typeof import('../src/mirror/card-index.js');
   return {
     openMirror: open.openMirror,
     startWriterThread: (file) => writerThread.WriterThread.start(file),
+    dropCardIndexWhileEmpty: cardIndex.dropCardIndexWhileEmpty,
+    ensureCardIndex: cardIndex.ensureCardIndex,
   };
 }
 

@@ -33,6 +33,9 @@ export interface UpsertOnlyResult {
 export interface MirrorModules {
   openMirror(file: string): Mirror;
   startWriterThread(file: string): WriterThread;
+  /** card-index.ts: a first sync lands its rows without the index by card, then builds it. */
+  dropCardIndexWhileEmpty(db: Mirror['db']): boolean;
+  ensureCardIndex(db: Mirror['db']): boolean;
 }
 
 /** Options of {@link upsertOnly}. */
@@ -92,10 +95,11 @@ const TRANSACTIONS = `SELECT transaction_id AS transactionId, card_id AS cardId,
 /**
  * The database limit of a sync: the rows the upstream serves (posted transactions, every card),
  * read straight from the sandbox's SQLite file, turned into the contract's shapes the way the
- * sandbox presents them, and landed in a fresh mirror the way the sync lands them: cards a
- * page at a time through the card writer, one SQLite transaction per page; transactions as
- * windows of `transactionChunk` rows handed to the engine's own {@link WindowBatcher}, which
- * decides how many windows share a commit. No network.
+ * sandbox presents them, and landed in a fresh mirror the way the sync lands them: cards a page
+ * at a time through the card writer, one SQLite transaction per page; transactions as windows
+ * of `transactionChunk` rows handed to the engine's own {@link WindowBatcher}, which decides how
+ * many windows share a commit; the index by card left out until the rows are in, then built
+ * (timed), as a first sync does. No network.
  */
 export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnlyResult> {
   const started = performance.now();
@@ -115,6 +119,8 @@ export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnly
     source.close();
   }
   const mirror = options.mirror.openMirror(options.mirrorFile);
+  // As the sync's first run does: the rows land without the index by card, built at the end.
+  options.mirror.dropCardIndexWhileEmpty(mirror.db);
   const writerThread = options.mirror.startWriterThread(options.mirrorFile);
   let commits = 0;
   const counted = {
@@ -144,6 +150,7 @@ export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnly
     });
     for (const window of windows) await batcher.add(window, window.rows.length);
     await batcher.flush();
+    options.mirror.ensureCardIndex(mirror.db);
     const writeSeconds = (performance.now() - t0) / 1000;
     return {
       writeSeconds,
