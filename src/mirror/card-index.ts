@@ -12,11 +12,12 @@ export const CREATE_CARD_INDEX = `CREATE INDEX IF NOT EXISTS ${CARD_INDEX} ON tr
 
 /**
  * KiB of rows the sort that builds the index holds in memory before it writes them to a
- * temporary file (SQLite's sorter keeps up to the connection's cache size). Building the index
- * of 1M rows in memory (the mirror's `temp_store = MEMORY`) raised the sync's peak RSS by about
- * 90 MiB; sorted through files 8 MiB at a time it took 0.6-0.7 s instead of 1.3-1.5 s.
+ * temporary file (SQLite's sorter keeps up to the connection's cache size). Measured on the
+ * index of 1M rows: sorted in memory (the mirror's `temp_store = MEMORY`), 1.3-1.5 s and about
+ * 90 MiB more RSS, which made it the sync's peak; through files 8 MiB at a time, 0.6-0.7 s and
+ * 12-19 MiB more; 2 MiB at a time, as fast and 6-8 MiB more, below the peak of the landing.
  */
-const BUILD_SORT_KIB = 8_192;
+const BUILD_SORT_KIB = 2_048;
 
 /** True when the mirror has the index. */
 export function hasCardIndex(db: SqliteDatabase): boolean {
