@@ -1,6 +1,9 @@
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../src/api/index.js';
 import { CARD_INDEX } from '../../src/mirror/card-index.js';
+import { openMirror } from '../../src/mirror/open-mirror.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -60,6 +63,58 @@ describe('the index by card during a sync', () => {
       expect(plan.map((step) => step.detail).join('; ')).toContain(CARD_INDEX);
     } finally {
       db.close();
+    }
+  });
+
+  it('is built at the end of a first sync that failed before its own check', async () => {
+    const file = join(w.dir, 'failed.sqlite');
+    let calls = 0;
+    const result = await w.sync({
+      mirrorFile: file,
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        listTransactions: (query, options) => {
+          calls += 1;
+          if (calls > 5)
+            return Promise.reject(
+              new UpstreamError('UPSTREAM_UNAVAILABLE', 'listTransactions: 503', {
+                operation: 'listTransactions',
+                status: 503,
+                attempts: 6,
+              }),
+            );
+          return api.listTransactions(query, options);
+        },
+      }),
+    });
+    expect(result.outcome).toBe('incomplete');
+    expect(hasIndex(file)).toBe(true);
+  });
+
+  it('is left to the next command that opens the mirror when a first sync is stopped', async () => {
+    const file = join(w.dir, 'stopped.sqlite');
+    const stop = new AbortController();
+    let calls = 0;
+    const result = await w.sync({
+      mirrorFile: file,
+      signal: stop.signal,
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        listTransactions: (query, options) => {
+          calls += 1;
+          if (calls === 5) stop.abort();
+          return api.listTransactions(query, options);
+        },
+      }),
+    });
+    expect(result.outcome).toBe('interrupted');
+    // A stop must end within seconds: the index, however long its build, waits.
+    expect(hasIndex(file)).toBe(false);
+    const next = openMirror(file);
+    try {
+      expect(hasIndex(file)).toBe(true);
+    } finally {
+      await next.close();
     }
   });
 
