@@ -160,15 +160,17 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     }
     throw error;
   } finally {
-    // Analysts query the mirror with their own tools: a mirror that is only ever synced (never
-    // reconciled) gets the planner statistics that `reconcile` would give it. Cheap once they
-    // exist (SQLite re-samples only what grew); left to the next run when stopped by a signal.
-    // Every batch has landed by now (each merchant's sync awaits its own), so they are gathered
-    // while the writer thread finishes its checkpoint rather than after it: 13-18 ms at 220,000
-    // rows, saved when that checkpoint outlasts the closing audit.
-    // A stop leaves a dropped index by card to whichever command opens the mirror next.
+    // Both are left to the next run (or command) when stopped by a signal. Every batch has
+    // landed by now (each merchant's sync awaits its own).
     if (!signal.aborted) {
+      // A first sync that failed before a merchant's own check dropped the index by card and
+      // never built it; it goes first, so the statistics below cover it.
       buildCardIndex(options.db, logger);
+      // Analysts query the mirror with their own tools: a mirror that is only ever synced (never
+      // reconciled) gets the planner statistics that `reconcile` would give it. Cheap once they
+      // exist (SQLite re-samples only what grew). Gathered while the writer thread finishes its
+      // checkpoint rather than after it: 13-18 ms at 220,000 rows, saved when that checkpoint
+      // outlasts the closing audit.
       refreshStatistics(options.db, logger);
     }
     await writerThread.close();
