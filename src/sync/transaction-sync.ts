@@ -1,3 +1,4 @@
+import type { Transaction } from '../contract/index.js';
 import { addLandedTo } from './commit-batcher.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import type { SplitDensity } from './split-density.js';
@@ -61,9 +62,45 @@ export async function syncWindows(
           ...(job.filter ? { filter: job.filter } : {}),
           ...(job.density ? { density: job.density } : {}),
         };
+        const part = {
+          merchantId,
+          kind: job.kind,
+          range: job.range,
+          filter: job.filter,
+          quarantined: [],
+          startedAt,
+        };
+        // What the parts landed ahead of the window's last one upserted: its record counts them.
+        let upsertedAhead = 0;
+        // One part at a time, each awaited: the writer thread never holds more than a batch.
+        const commitAhead = async (pieces: readonly WindowCommit[]) => {
+          for (const piece of pieces) {
+            const written = await context.writerThread.commit(context.runId, [piece]);
+            landed(written);
+            for (const w of written) upsertedAhead += w.inserted + w.updated;
+          }
+        };
+        const landAhead = (rows: readonly Transaction[]) =>
+          commitAhead(
+            windowParts(
+              {
+                ...part,
+                rows,
+                expected: null,
+                fetched: rows.length,
+                attempts: 1,
+                finishedAt: context.clock(),
+                readAt: readTime(context),
+                markDone: false,
+                ahead: true,
+              },
+              BATCH_ROWS,
+            ),
+          );
         const result = await fetchWindow(context.api, query, {
           maxPages: context.settings.maxPagesPerWindow,
           signal: context.signal,
+          landAhead,
         });
         if (result.kind === 'split') {
           counts.splits += 1;
@@ -80,39 +117,31 @@ export async function syncWindows(
           return result.parts.map((range) => ({ ...job, range, density: result.density }));
         }
         context.progress.expect(result.expected);
-        const fetched = result.rows.size + result.rejected.length;
+        const fetched = result.rows.size + result.landedAhead.size + result.rejected.length;
         const parts = windowParts(
           {
-            merchantId,
-            kind: job.kind,
-            range: job.range,
-            filter: job.filter,
+            ...part,
             rows: [...result.rows.values()],
             quarantined: quarantineEntries('transactions', result.rejected),
             expected: result.expected,
             fetched,
             attempts: result.attempts,
-            startedAt,
             finishedAt: context.clock(),
             readAt: readTime(context),
             markDone: job.markDone && result.verified,
           },
           BATCH_ROWS,
         );
-        // The parts ahead land one at a time, each awaited: the writer thread never holds more
-        // than a batch of them, and the last part's record counts what they wrote.
-        let upsertedAhead = 0;
-        for (const part of parts.slice(0, -1)) {
-          const written = await context.writerThread.commit(context.runId, [part]);
-          landed(written);
-          for (const w of written) upsertedAhead += w.inserted + w.updated;
-        }
+        await commitAhead(parts.slice(0, -1));
         const last = parts.at(-1) as WindowCommit;
         await batcher.add(
           upsertedAhead === 0 ? last : { ...last, upsertedAhead },
-          parts.length === 1 ? fetched : last.rows.length,
+          last.rows.length + last.quarantined.length,
         );
-        if (seen) for (const id of result.rows.keys()) seen.add(id);
+        if (seen) {
+          for (const id of result.rows.keys()) seen.add(id);
+          for (const id of result.landedAhead) seen.add(id);
+        }
         counts.windows += 1;
         counts.fetched += fetched;
         if (!result.verified) {
@@ -123,7 +152,7 @@ export async function syncWindows(
               start: job.range.start,
               end: job.range.end,
               expected: result.expected,
-              fetched: result.rows.size,
+              fetched: result.rows.size + result.landedAhead.size,
             },
             'window count never matched: drift on a range that cannot be cut finer',
           );

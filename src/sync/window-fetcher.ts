@@ -29,12 +29,22 @@ export interface WindowFetchOptions {
   readonly signal?: AbortSignal;
   /** Requests per page (the upstream may answer with fewer; `pagination.limit` is believed). */
   readonly pageSize?: number;
+  /**
+   * Land rows of a window that cannot be cut (one millisecond) while its other pages are read.
+   * Such a window may hold any number of pages: with this, it is read `maxPages` pages at a
+   * time, each group handed over while the next is read, so it is never held whole. Without
+   * it, every page is held until the window is read.
+   */
+  readonly landAhead?: (rows: Transaction[]) => Promise<void>;
 }
 
 /** A window read whole: every record the upstream counted, each once. */
 export interface FetchedWindow {
   readonly kind: 'fetched';
+  /** The valid rows read, on any attempt, that were not handed to `landAhead`. */
   readonly rows: ReadonlyMap<string, Transaction>;
+  /** The ids of the valid rows handed to `landAhead` (none of them among `rows`). */
+  readonly landedAhead: ReadonlySet<string>;
   readonly rejected: readonly MalformedRecordError[];
   /** The upstream's total for the window on the last attempt. */
   readonly expected: number;
@@ -83,7 +93,8 @@ function cut(
  * page size; a window of more than `maxPages` pages is split in proportion before paging, so
  * no deep offsets are ever read. A part of a split whose neighbours, read already, say it is
  * too big is split before any request: its first page would only be thrown away. Otherwise the
- * remaining pages are fetched concurrently (the client bounds how many are in flight) and the
+ * remaining pages are fetched concurrently (the client bounds how many are in flight; a window
+ * that cannot be cut, `maxPages` at a time, see {@link WindowFetchOptions.landAhead}) and the
  * distinct ids must equal the reported total: records that moved between pages while we read
  * (drift) show up as a shortfall or a changed total, and the window is read again, then split.
  *
@@ -112,6 +123,7 @@ export async function fetchWindow(
     if (guessPages > options.maxPages)
       return cut(window.range, guessPages, options.maxPages, density.limit, Math.round(guess), 0);
   }
+  const landedAhead = new Set<string>();
   let expected = 0;
   for (let attempt = 1; ; attempt++) {
     const first = await lister.listTransactions({ ...base, page: 1, limit: pageSize }, call);
@@ -121,18 +133,14 @@ export async function fetchWindow(
     const pageCount = Math.ceil(expected / limit);
     if (pageCount > options.maxPages && canSplit(window.range))
       return cut(window.range, pageCount, options.maxPages, limit, expected, attempt);
-    const rest = await Promise.all(
-      Array.from({ length: Math.max(0, pageCount - 1) }, (_, i) =>
-        lister.listTransactions({ ...base, page: i + 2, limit }, call),
-      ),
-    );
     const seen = new Set<string>();
     let stable = true;
-    for (const page of [first, ...rest]) {
+    const take = (page: PageResult<Transaction>) => {
       if (page.pagination.total !== expected || page.pagination.limit !== limit) stable = false;
       for (const row of page.records) {
         seen.add(row.transactionId);
         rows.set(row.transactionId, row);
+        landedAhead.delete(row.transactionId);
       }
       page.rejected.forEach((error, index) => {
         // Its own transactionId, not the first id the record carries: that may be its card's,
@@ -143,13 +151,27 @@ export async function fetchWindow(
         seen.add(id);
         rejected.set(id, error);
       });
-    }
+    };
+    take(first);
+    await readRemainingPages(
+      (page) => lister.listTransactions({ ...base, page, limit }, call),
+      pageCount,
+      take,
+      {
+        groupPages: options.landAhead ? options.maxPages : pageCount,
+        ...(options.landAhead ? { landAhead: options.landAhead } : {}),
+        rows,
+        landedAhead,
+      },
+    );
     // A record fixed upstream between attempts is no longer malformed.
     for (const id of rows.keys()) rejected.delete(id);
+    for (const id of landedAhead) rejected.delete(id);
     if (stable && seen.size === expected)
       return {
         kind: 'fetched',
         rows,
+        landedAhead,
         rejected: [...rejected.values()],
         expected,
         attempts: attempt,
@@ -167,10 +189,55 @@ export async function fetchWindow(
       return {
         kind: 'fetched',
         rows,
+        landedAhead,
         rejected: [...rejected.values()],
         expected,
         attempts: attempt,
         verified: false,
       };
   }
+}
+
+/**
+ * Read pages 2 to `pageCount` of a window, `groupPages` at a time (the client bounds how many
+ * are in flight), each page passed to `take`. With `landAhead`, the rows `take` gathered are
+ * handed over after each group but the last, landing while the next group is read; every
+ * landing is over when this returns, or throws.
+ */
+async function readRemainingPages(
+  read: (page: number) => Promise<PageResult<Transaction>>,
+  pageCount: number,
+  take: (page: PageResult<Transaction>) => void,
+  group: {
+    readonly groupPages: number;
+    readonly landAhead?: (rows: Transaction[]) => Promise<void>;
+    readonly rows: Map<string, Transaction>;
+    readonly landedAhead: Set<string>;
+  },
+): Promise<void> {
+  const step = Math.max(1, group.groupPages);
+  let landing: Promise<void> = Promise.resolve();
+  try {
+    for (let from = 2; from <= pageCount; from += step) {
+      const to = Math.min(pageCount, from + step - 1);
+      const pages = await Promise.all(
+        Array.from({ length: to - from + 1 }, (_, i) => read(from + i)),
+      );
+      for (const page of pages) take(page);
+      if (group.landAhead && to < pageCount) {
+        await landing;
+        const ahead = [...group.rows.values()];
+        for (const id of group.rows.keys()) group.landedAhead.add(id);
+        group.rows.clear();
+        landing = group.landAhead(ahead);
+        // Awaited before the next hand-over or at the end; until then a failure waits there.
+        landing.catch(() => {});
+      }
+    }
+  } catch (error) {
+    // A landing under way finishes before the failure goes up: nothing is left writing.
+    await landing.catch(() => {});
+    throw error;
+  }
+  await landing;
 }

@@ -62,3 +62,131 @@ describe('a window of rising density, split before paging', () => {
     expect(requests - leafPages).toBeLessThanOrEqual(10);
   });
 });
+
+describe('a window of one millisecond holding many pages', () => {
+  const ROWS = 2_500;
+  const MAX_PAGES = 3;
+  let t: TestSandbox;
+  let api: CardIssuingClient;
+  let range: TimeRange;
+  beforeAll(async () => {
+    t = await startTestSandbox({
+      seed: 'window-fetcher-dense',
+      world: { cards: 5, transactions: 20, days: 5, anomaliesPerCode: 0 },
+    });
+    const ctx = t.sandbox.context;
+    const card = ctx.store.db
+      .prepare('SELECT card_id AS cardId, merchant_id AS merchantId FROM cards LIMIT 1')
+      .get() as { cardId: string; merchantId: string };
+    const at = ctx.clock.now() - 3_600_000;
+    ctx.store.atomically(() => {
+      for (let i = 0; i < ROWS; i++)
+        ctx.store.transactions.insert({
+          transactionId: `txn-ms-${String(i).padStart(5, '0')}`,
+          merchantId: card.merchantId,
+          cardId: card.cardId,
+          tradeNo: `trd-ms-${i}`,
+          type: 'VERIFICATION',
+          status: 'COMPLETED',
+          amountMinor: 0,
+          feeMinor: 0,
+          currency: 'USD',
+          merchantName: 'One Millisecond Shop',
+          createdAt: at,
+          visibleAt: at,
+          posted: true,
+          appliedEffectMinor: 0,
+        });
+    });
+    range = { start: at, end: at + 1 };
+    const merchant = t.sandbox.merchants.find((m) => m.merchantId === card.merchantId);
+    if (!merchant) throw new Error('no merchant');
+    api = new CardIssuingClient({
+      baseUrl: t.sandbox.baseUrl,
+      apiKey: merchant.apiKey,
+      ca: t.sandbox.caPem,
+      concurrency: 4,
+    });
+  });
+  afterAll(async () => {
+    await api.close();
+    await t.close();
+  });
+
+  /** The client, counting the rows its pages brought. */
+  function countingLister(received: { rows: number }) {
+    return {
+      listTransactions: async (...args: Parameters<CardIssuingClient['listTransactions']>) => {
+        const page = await api.listTransactions(...args);
+        received.rows += page.records.length;
+        return page;
+      },
+    };
+  }
+
+  it('hands its rows over a group of pages at a time, never holding the window whole', async () => {
+    const received = { rows: 0 };
+    const handed = new Set<string>();
+    let mostHeld = 0;
+    let landing = 0;
+    let overlapped = false;
+    const result = await fetchWindow(
+      countingLister(received),
+      { range },
+      {
+        maxPages: MAX_PAGES,
+        landAhead: async (rows) => {
+          mostHeld = Math.max(mostHeld, received.rows - handed.size);
+          if (landing > 0) overlapped = true;
+          landing += 1;
+          for (const row of rows) handed.add(row.transactionId);
+          // A slow disk: the next group is read meanwhile.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          landing -= 1;
+        },
+      },
+    );
+    if (result.kind !== 'fetched') throw new Error('a window of 1 ms cannot be split');
+    expect(result.verified).toBe(true);
+    expect(result.expected).toBe(ROWS);
+    // Handed over in groups of the page bound, one landing at a time, all over on return.
+    expect(handed.size).toBeGreaterThanOrEqual(ROWS - (MAX_PAGES + 1) * 100);
+    expect(mostHeld).toBeLessThanOrEqual((MAX_PAGES + 1) * 100);
+    expect(overlapped).toBe(false);
+    expect(landing).toBe(0);
+    // Every row once: those handed over (named in `landedAhead`) and those returned.
+    for (const id of result.rows.keys()) expect(handed.has(id)).toBe(false);
+    expect(result.landedAhead).toEqual(handed);
+    expect(handed.size + result.rows.size).toBe(ROWS);
+  });
+
+  it('holds it whole when nothing lands ahead', async () => {
+    const result = await fetchWindow(countingLister({ rows: 0 }), { range }, { maxPages: 3 });
+    if (result.kind !== 'fetched') throw new Error('a window of 1 ms cannot be split');
+    expect(result.rows.size).toBe(ROWS);
+    expect(result.landedAhead.size).toBe(0);
+  });
+
+  it('fails with a failed landing, once no landing is under way', async () => {
+    let landing = 0;
+    let calls = 0;
+    const failure = fetchWindow(
+      countingLister({ rows: 0 }),
+      { range },
+      {
+        maxPages: MAX_PAGES,
+        landAhead: async () => {
+          calls += 1;
+          landing += 1;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          landing -= 1;
+          if (calls === 2) throw new Error('disk full');
+        },
+      },
+    );
+    await expect(failure).rejects.toThrow('disk full');
+    expect(landing).toBe(0);
+    // No group is handed over after the failure was seen.
+    expect(calls).toBe(2);
+  });
+});
