@@ -158,6 +158,9 @@ export async function auditCounts(
   const leafRows = context.settings.maxPagesPerWindow * PAGE_ROWS;
   const surplusSeen = new Set<string>();
   const surplusRanges: TimeRange[] = [];
+  // Surplus ranges overlap where their extents reach the same occupied milliseconds (halves of
+  // the history around a dense one), and later rounds may read them again: a row is one.
+  const vanished = new Set<string>();
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     let level: TimeRange[] = [range];
     const reread: TimeRange[] = [];
@@ -210,11 +213,11 @@ export async function auditCounts(
       { collectIds: surplusRanges.length > 0 },
     );
     tallies = new Map();
-    if (read.seen)
-      unsettled.vanished += vanishedRows(context, merchantId, surplusRanges, read.seen);
+    if (read.seen) addVanished(vanished, context, merchantId, surplusRanges, read.seen);
     surplusRanges.length = 0;
   }
   audit.surplus = surplusSeen.size;
+  unsettled.vanished = vanished.size;
   unsettled.changed = counts.updated - updatedBefore;
   if (audit.surplus > 0)
     context.logger.warn(
@@ -367,24 +370,27 @@ function mirrorTally(
   };
 }
 
-/** Mirrored rows of `ranges` that the reading did not see: the upstream no longer shows them. */
-function vanishedRows(
+/**
+ * Add to `vanished` the mirrored rows of `ranges` that the reading did not see: the upstream no
+ * longer shows them. By id: the ranges may overlap, and summed per range, a dense millisecond
+ * that four surplus ranges reached counted each of its lost rows four times.
+ */
+function addVanished(
+  vanished: Set<string>,
   context: MerchantSyncContext,
   merchantId: string,
   ranges: readonly TimeRange[],
   seen: ReadonlySet<string>,
-): number {
+): void {
   const ids = context.writers.db
     .prepare(
       `SELECT transaction_id FROM transactions
        WHERE merchant_id = ? AND created_at BETWEEN ? AND ?`,
     )
     .pluck();
-  let vanished = 0;
   for (const r of ranges)
     for (const id of ids.iterate(merchantId, isoTime(r.start), isoTime(r.end)) as Iterable<string>)
-      if (!seen.has(id)) vanished += 1;
-  return vanished;
+      if (!seen.has(id)) vanished.add(id);
 }
 
 /**
