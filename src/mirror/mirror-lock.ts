@@ -45,20 +45,13 @@ export function acquireMirrorLock(db: SqliteDatabase, options: LockOptions): Mir
   const pid = options.pid ?? process.pid;
   const host = options.host ?? hostname();
   const now = options.now ?? Date.now;
-  const staleAfterMs = options.staleAfterMs ?? 120_000;
-  const isAlive = options.isAlive ?? processIsAlive;
   const stamp = () => new Date(now()).toISOString();
 
   const replaced = db
     .transaction((): LockHolder | null => {
       const holder = readHolder(db);
       if (holder) {
-        const stale = now() - Date.parse(holder.heartbeatAt) > staleAfterMs;
-        // Our own pid on a lock this process never took is a previous incarnation (a container
-        // restarted under the same pid), not a live holder.
-        const ours = holder.pid === pid && !HELD_HERE.has(holder.runId);
-        const dead = holder.host === host && (ours || !isAlive(holder.pid));
-        if (!stale && !dead)
+        if (holderIsLive(holder, { ...options, pid, host, now }))
           throw new MirrorError(
             'MIRROR_LOCKED',
             `another run (${holder.runId}, pid ${holder.pid} on ${holder.host}, since ${holder.acquiredAt}) holds the lock on this mirror`,
@@ -98,6 +91,22 @@ export function readHolder(db: SqliteDatabase): LockHolder | null {
     )
     .get() as LockHolder | undefined;
   return row ?? null;
+}
+
+/**
+ * Whether `holder` is a run still at work: its heartbeat is fresh and, on this host, its
+ * process is alive. Our own pid on a lock this process never took is a previous incarnation (a
+ * container restarted under the same pid), not a live holder.
+ */
+export function holderIsLive(holder: LockHolder, options: Partial<LockOptions> = {}): boolean {
+  const pid = options.pid ?? process.pid;
+  const host = options.host ?? hostname();
+  const now = options.now ?? Date.now;
+  const isAlive = options.isAlive ?? processIsAlive;
+  const stale = now() - Date.parse(holder.heartbeatAt) > (options.staleAfterMs ?? 120_000);
+  const ours = holder.pid === pid && !HELD_HERE.has(holder.runId);
+  const dead = holder.host === host && (ours || !isAlive(holder.pid));
+  return !stale && !dead;
 }
 
 function processIsAlive(pid: number): boolean {

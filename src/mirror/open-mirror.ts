@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { ensureCardIndex } from './card-index.js';
 import { type MigrationReport, migrateMirror } from './migrations.js';
 import { MirrorError } from './mirror-error.js';
+import { holderIsLive, readHolder } from './mirror-lock.js';
 import type { MirrorDatabase } from './mirror-schema.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
@@ -39,7 +40,9 @@ export interface OpenMirrorOptions {
   /**
    * Build the index by card if a first sync dropped it and did not get to build it again (it
    * was killed): default true for a writable mirror. The sync's writer thread passes false,
-   * since the sync builds it itself once its rows have landed (card-index.ts).
+   * since the sync builds it itself once its rows have landed (card-index.ts). It is left alone
+   * too while a live run holds the lock: that first sync is still landing its rows and builds
+   * it at its end, and a build now would hold the write lock over them.
    */
   readonly repairCardIndex?: boolean;
 }
@@ -116,7 +119,8 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
     db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(CHECKPOINT_BYTES / pageSize))}`);
     db.pragma(`journal_size_limit = ${CHECKPOINT_BYTES}`);
     const migration = migrateMirror(db);
-    if (options.writable !== false && options.repairCardIndex !== false) ensureCardIndex(db);
+    if (options.writable !== false && options.repairCardIndex !== false && !syncAtWork(db))
+      ensureCardIndex(db);
     let kysely: Promise<Kysely<MirrorDatabase>> | undefined;
     return {
       file,
@@ -143,6 +147,12 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
       { cause: error },
     );
   }
+}
+
+/** Whether a live run holds the mirror's lock (a sync at work, perhaps a first one landing). */
+function syncAtWork(db: SqliteDatabase): boolean {
+  const holder = readHolder(db);
+  return holder !== null && holderIsLive(holder);
 }
 
 /**

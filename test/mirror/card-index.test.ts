@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -99,5 +100,33 @@ describe('the index by card, built last by a first sync', () => {
     temp.defer(() => next.close());
     expect(hasCardIndex(next.db)).toBe(true);
     expect(planByCard(next.db)).toContain(CARD_INDEX);
+  });
+
+  it('is left to the first sync that holds the lock while it lands, and built once it is gone', async () => {
+    const file = join(temp.dir(), 'landing.sqlite');
+    const first = openMirror(file);
+    dropCardIndexWhileEmpty(first.db);
+    addTransactions(first.db, 20);
+    // A first sync at work in another process of this host (our parent: alive), heartbeat fresh.
+    const now = new Date().toISOString();
+    first.db
+      .prepare(
+        'INSERT INTO run_lock (lock_id, run_id, pid, host, acquired_at, heartbeat_at) VALUES (1, ?, ?, ?, ?, ?)',
+      )
+      .run('run-landing', process.ppid, hostname(), now, now);
+    await first.close();
+
+    // Another command opening the mirror meanwhile would hold the write lock over its landing.
+    const during = openMirror(file);
+    expect(hasCardIndex(during.db)).toBe(false);
+    // The sync died: its heartbeat went stale.
+    during.db
+      .prepare('UPDATE run_lock SET heartbeat_at = ?')
+      .run(new Date(Date.now() - 600_000).toISOString());
+    await during.close();
+
+    const after = openMirror(file);
+    temp.defer(() => after.close());
+    expect(hasCardIndex(after.db)).toBe(true);
   });
 });
