@@ -140,7 +140,7 @@ export async function fetchWindow(
       for (const row of page.records) {
         seen.add(row.transactionId);
         rows.set(row.transactionId, row);
-        landedAhead.delete(row.transactionId);
+        if (landedAhead.size > 0) landedAhead.delete(row.transactionId);
       }
       page.rejected.forEach((error, index) => {
         // Its own transactionId, not the first id the record carries: that may be its card's,
