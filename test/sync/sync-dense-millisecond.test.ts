@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertDenseMillisecond } from '../support/dense-millisecond.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
@@ -12,38 +13,13 @@ const ROWS = 80_000;
 
 describe('a millisecond holding more rows than a batch', () => {
   let w: SyncWorld;
-  let at: number;
   beforeAll(async () => {
     w = await startSyncWorld({
       merchants: 1,
       seed: 'dense-millisecond',
       world: { cards: 5, transactions: 50, days: 10, anomaliesPerCode: 0 },
     });
-    const ctx = w.t.sandbox.context;
-    const card = ctx.store.db
-      .prepare('SELECT card_id AS cardId, merchant_id AS merchantId FROM cards LIMIT 1')
-      .get() as { cardId: string; merchantId: string };
-    // Within the lookback, so that every run reads the millisecond again.
-    at = ctx.clock.now() - 3_600_000;
-    ctx.store.atomically(() => {
-      for (let i = 0; i < ROWS; i++)
-        ctx.store.transactions.insert({
-          transactionId: `txn-dense-${String(i).padStart(6, '0')}`,
-          merchantId: card.merchantId,
-          cardId: card.cardId,
-          tradeNo: `trd-dense-${i}`,
-          type: 'VERIFICATION',
-          status: 'COMPLETED',
-          amountMinor: 0,
-          feeMinor: 0,
-          currency: 'USD',
-          merchantName: 'Dense Millisecond Shop',
-          createdAt: at,
-          visibleAt: at,
-          posted: true,
-          appliedEffectMinor: 0,
-        });
-    });
+    insertDenseMillisecond(w.t.sandbox, ROWS);
   }, 120_000);
   afterAll(async () => w.close());
 

@@ -3,6 +3,7 @@ import { CardIssuingClient } from '../../src/api/index.js';
 import type { TimeRange } from '../../src/sync/time-range.js';
 import { fetchWindow, type WindowQuery } from '../../src/sync/window-fetcher.js';
 import { runWorkPool } from '../../src/sync/work-pool.js';
+import { insertDenseMillisecond } from '../support/dense-millisecond.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 
 describe('a window of rising density, split before paging', () => {
@@ -74,32 +75,9 @@ describe('a window of one millisecond holding many pages', () => {
       seed: 'window-fetcher-dense',
       world: { cards: 5, transactions: 20, days: 5, anomaliesPerCode: 0 },
     });
-    const ctx = t.sandbox.context;
-    const card = ctx.store.db
-      .prepare('SELECT card_id AS cardId, merchant_id AS merchantId FROM cards LIMIT 1')
-      .get() as { cardId: string; merchantId: string };
-    const at = ctx.clock.now() - 3_600_000;
-    ctx.store.atomically(() => {
-      for (let i = 0; i < ROWS; i++)
-        ctx.store.transactions.insert({
-          transactionId: `txn-ms-${String(i).padStart(5, '0')}`,
-          merchantId: card.merchantId,
-          cardId: card.cardId,
-          tradeNo: `trd-ms-${i}`,
-          type: 'VERIFICATION',
-          status: 'COMPLETED',
-          amountMinor: 0,
-          feeMinor: 0,
-          currency: 'USD',
-          merchantName: 'One Millisecond Shop',
-          createdAt: at,
-          visibleAt: at,
-          posted: true,
-          appliedEffectMinor: 0,
-        });
-    });
-    range = { start: at, end: at + 1 };
-    const merchant = t.sandbox.merchants.find((m) => m.merchantId === card.merchantId);
+    const dense = insertDenseMillisecond(t.sandbox, ROWS);
+    range = { start: dense.at, end: dense.at + 1 };
+    const merchant = t.sandbox.merchants.find((m) => m.merchantId === dense.merchantId);
     if (!merchant) throw new Error('no merchant');
     api = new CardIssuingClient({
       baseUrl: t.sandbox.baseUrl,
