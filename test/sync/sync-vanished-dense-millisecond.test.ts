@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { denseRowId, insertDenseMillisecond } from '../support/dense-millisecond.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 /** More rows in one millisecond than the audit reads at once (3 pages of 100). */
@@ -14,30 +15,7 @@ describe('rows of a dense millisecond that the upstream no longer shows', () => 
       seed: 'vanished-dense-millisecond',
       world: { cards: 5, transactions: 50, days: 10, anomaliesPerCode: 0 },
     });
-    const ctx = w.t.sandbox.context;
-    const card = ctx.store.db
-      .prepare('SELECT card_id AS cardId, merchant_id AS merchantId FROM cards LIMIT 1')
-      .get() as { cardId: string; merchantId: string };
-    at = ctx.clock.now() - 3_600_000;
-    ctx.store.atomically(() => {
-      for (let i = 0; i < ROWS; i++)
-        ctx.store.transactions.insert({
-          transactionId: `txn-dense-${String(i).padStart(6, '0')}`,
-          merchantId: card.merchantId,
-          cardId: card.cardId,
-          tradeNo: `trd-dense-${i}`,
-          type: 'VERIFICATION',
-          status: 'COMPLETED',
-          amountMinor: 0,
-          feeMinor: 0,
-          currency: 'USD',
-          merchantName: 'Dense Millisecond Shop',
-          createdAt: at,
-          visibleAt: at,
-          posted: true,
-          appliedEffectMinor: 0,
-        });
-    });
+    at = insertDenseMillisecond(w.t.sandbox, ROWS).at;
   }, 120_000);
   afterAll(async () => w.close());
 
@@ -46,7 +24,7 @@ describe('rows of a dense millisecond that the upstream no longer shows', () => 
     // The millisecond lies before the lookback: only the closing count audit reads it again.
     const settings = { maxPagesPerWindow: 3, lookbackMs: 600_000 };
     expect((await w.sync({ mirrorFile: file, settings })).outcome).toBe('done');
-    const hidden = new Set(['txn-dense-000005', 'txn-dense-000500', 'txn-dense-000999']);
+    const hidden = new Set([5, 500, 999].map(denseRowId));
     // What the upstream would answer had it lost those rows: never listed, never counted.
     const result = await w.sync({
       mirrorFile: file,

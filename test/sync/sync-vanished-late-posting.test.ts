@@ -1,0 +1,95 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CardIssuingClient } from '../../src/api/index.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+describe('a row the upstream no longer shows, and a later late posting of its status', () => {
+  let w: SyncWorld;
+  let card: string;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'vanished-masks-late-posting',
+      world: { cards: 30, transactions: 400, days: 30, anomaliesPerCode: 0 },
+    });
+    card = w.t.sandbox.context.store.db
+      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
+      .pluck()
+      .get() as string;
+  });
+  afterAll(async () => w.close());
+
+  const post = async (daysBack: number) => {
+    const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+      type: 'VERIFICATION',
+      status: 'COMPLETED',
+      amount: '0.00',
+      createdAt: new Date(Date.now() - daysBack * 86_400_000).toISOString(),
+      force: true,
+    });
+    expect(posted.status).toBe(201);
+    return (posted.body as { data: { transactionId: string } }).data.transactionId;
+  };
+
+  /** The upstream as it would answer had it lost `id`: never listed, never counted. */
+  const losing =
+    (id: string) =>
+    (api: CardIssuingClient): SyncApi => ({
+      ...syncApiOf(api),
+      async listTransactions(query, options) {
+        const page = await api.listTransactions(query, options);
+        const lost = w.t.sandbox.context.store.transactions.get(id);
+        if (!lost) return page;
+        const holds =
+          (query.cardId === undefined || query.cardId === lost.cardId) &&
+          (query.type === undefined || query.type === lost.type) &&
+          (query.status === undefined || query.status === lost.status) &&
+          (query.startTime === undefined || Date.parse(query.startTime) <= lost.createdAt) &&
+          (query.endTime === undefined || lost.createdAt <= Date.parse(query.endTime));
+        if (!holds) return page;
+        return {
+          ...page,
+          records: page.records.filter((t) => t.transactionId !== id),
+          pagination: { ...page.pagination, total: page.pagination.total - 1 },
+        };
+      },
+    });
+
+  /** The rows listed as vanished in the mirror. */
+  const listed = (): string[] => {
+    const db = new Database(w.mirrorFile, { readonly: true });
+    try {
+      return db
+        .prepare('SELECT transaction_id FROM vanished_transactions')
+        .pluck()
+        .all() as string[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it('still reads a late posting of its status, and takes the row off the list when it is back', async () => {
+    // A row ten days back, mirrored, then lost by the upstream: listed as vanished, once.
+    const lost = await post(10);
+    expect((await w.sync()).outcome).toBe('done');
+    const first = await w.sync({ wrapApi: losing(lost) });
+    expect(first.merchants[0]?.unsettled.vanished).toBe(1);
+    expect(listed()).toEqual([lost]);
+
+    // A later night: a row of the same status posted late three weeks back, far before the
+    // lookback. Only the count audit can find it; counting the lost row offset it.
+    const late = await post(21);
+    const result = await w.sync({ wrapApi: losing(lost) });
+    expect(result.outcome).toBe('done');
+    expect(result.merchants[0]?.unsettled.vanished).toBe(0);
+    expect(compareMirror(w.t.sandbox, w.mirrorFile).missingTransactions).not.toContain(late);
+
+    // The upstream shows the row again: read, and off the list.
+    const back = await w.sync();
+    expect(back.outcome).toBe('done');
+    expect(listed()).toEqual([]);
+    expect(compareMirror(w.t.sandbox, w.mirrorFile)).toEqual(NO_DIFFERENCES);
+  });
+});
