@@ -6,6 +6,22 @@ import { runWorkPool } from '../../src/sync/work-pool.js';
 import { insertDenseMillisecond } from '../support/dense-millisecond.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 
+/** A client of the sandbox for one of its merchants, `concurrency` requests in flight. */
+function clientOf(
+  t: TestSandbox,
+  merchantId: string | undefined,
+  concurrency: number,
+): CardIssuingClient {
+  const merchant = t.sandbox.merchants.find((m) => m.merchantId === merchantId);
+  if (!merchant) throw new Error(`no merchant ${merchantId}`);
+  return new CardIssuingClient({
+    baseUrl: t.sandbox.baseUrl,
+    apiKey: merchant.apiKey,
+    ca: t.sandbox.caPem,
+    concurrency,
+  });
+}
+
 describe('a window of rising density, split before paging', () => {
   let t: TestSandbox;
   let api: CardIssuingClient;
@@ -15,14 +31,7 @@ describe('a window of rising density, split before paging', () => {
       seed: 'window-fetcher',
       world: { cards: 200, transactions: 12000, days: 120, anomaliesPerCode: 0 },
     });
-    const merchant = t.sandbox.merchants[0];
-    if (!merchant) throw new Error('no merchant');
-    api = new CardIssuingClient({
-      baseUrl: t.sandbox.baseUrl,
-      apiKey: merchant.apiKey,
-      ca: t.sandbox.caPem,
-      concurrency: 1,
-    });
+    api = clientOf(t, t.sandbox.merchants[0]?.merchantId, 1);
   });
   afterAll(async () => {
     await api.close();
@@ -77,14 +86,7 @@ describe('a window of one millisecond holding many pages', () => {
     });
     const dense = insertDenseMillisecond(t.sandbox, ROWS);
     range = { start: dense.at, end: dense.at + 1 };
-    const merchant = t.sandbox.merchants.find((m) => m.merchantId === dense.merchantId);
-    if (!merchant) throw new Error('no merchant');
-    api = new CardIssuingClient({
-      baseUrl: t.sandbox.baseUrl,
-      apiKey: merchant.apiKey,
-      ca: t.sandbox.caPem,
-      concurrency: 4,
-    });
+    api = clientOf(t, dense.merchantId, 4);
   });
   afterAll(async () => {
     await api.close();
