@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionRecord } from '../../src/sandbox/store/records.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
@@ -19,19 +20,13 @@ describe('a row that moves from DECLINED to SETTLED, older than the lookback', (
       seed: 'declined-then-settled',
       world: { cards: 50, transactions: 1000, days: 60, anomaliesPerCode: 0 },
     });
-    const card = w.t.sandbox.context.store.db
-      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
-      .pluck()
-      .get() as string;
-    const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+    const card = activeCard(w.t);
+    id = await postForced(w.t, card, {
       type: 'PURCHASE',
       status: 'DECLINED',
       amount: '7.00',
-      createdAt: new Date(Date.now() - 25 * 86_400_000).toISOString(),
-      force: true,
+      createdAt: Date.now() - 25 * 86_400_000,
     });
-    expect(posted.status).toBe(201);
-    id = (posted.body as { data: { transactionId: string } }).data.transactionId;
   });
   afterAll(async () => w.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -35,24 +36,12 @@ describe('an upstream whose time filters are exclusive', () => {
       seed: 'sync-exclusive-filters',
       world: { cards: 30, transactions: 400, days: 20, anomaliesPerCode: 0 },
     });
-    card = w.t.sandbox.context.store.db
-      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
-      .pluck()
-      .get() as string;
+    card = activeCard(w.t);
   });
   afterAll(async () => w.close());
 
-  const post = async (createdAt: number) => {
-    const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
-      type: 'VERIFICATION',
-      status: 'COMPLETED',
-      amount: '0.00',
-      createdAt: new Date(createdAt).toISOString(),
-      force: true,
-    });
-    expect(posted.status).toBe(201);
-    return (posted.body as { data: { transactionId: string } }).data.transactionId;
-  };
+  const post = (createdAt: number) =>
+    postForced(w.t, card, { type: 'VERIFICATION', status: 'COMPLETED', amount: '0.00', createdAt });
 
   it('has the count audit catch a late posting even when the tail holds a row on the millisecond after the cutoff', async () => {
     expect((await w.sync({ wrapApi: (api) => exclusive(api) })).outcome).toBe('done');

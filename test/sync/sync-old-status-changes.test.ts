@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { ListTransactionsQuery } from '../../src/contract/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
@@ -26,24 +27,16 @@ describe('status changes of rows older than the lookback', () => {
     });
     // A generated world settles or declines its rows within days: plant, three and four weeks
     // back, rows still in each status that may move.
-    const card = w.t.sandbox.context.store.db
-      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
-      .pluck()
-      .get() as string;
+    const card = activeCard(w.t);
     for (const move of MOVES)
       for (const days of [20, 30]) {
-        const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+        const id = await postForced(w.t, card, {
           type: move.type,
           status: move.from,
           amount: '1.00',
-          createdAt: new Date(Date.now() - days * 86_400_000).toISOString(),
-          force: true,
+          createdAt: Date.now() - days * 86_400_000,
         });
-        expect(posted.status).toBe(201);
-        planted.push({
-          id: (posted.body as { data: { transactionId: string } }).data.transactionId,
-          to: move.to,
-        });
+        planted.push({ id, to: move.to });
       }
   });
   afterAll(async () => w.close());

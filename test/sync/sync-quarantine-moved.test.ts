@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
 import { breakRecords } from '../support/malformed-records.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -16,19 +17,13 @@ describe('a malformed transaction whose status moves while the sync runs', () =>
   afterAll(async () => w.close());
 
   it('counts once in the count audit, as its last version: no rows the upstream no longer counts', async () => {
-    const card = w.t.sandbox.context.store.db
-      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
-      .pluck()
-      .get() as string;
-    const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+    const card = activeCard(w.t);
+    const id = await postForced(w.t, card, {
       type: 'PURCHASE',
       status: 'PENDING',
       amount: '1.00',
-      createdAt: new Date(Date.now() - 86_400_000).toISOString(),
-      force: true,
+      createdAt: Date.now() - 86_400_000,
     });
-    expect(posted.status).toBe(201);
-    const id = (posted.body as { data: { transactionId: string } }).data.transactionId;
     // Always malformed (its amount a JSON number); it completes right after it is first read.
     let completed = false;
     const wrap = (api: CardIssuingClient): SyncApi => ({

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
 import { breakRecords } from '../support/malformed-records.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -33,22 +34,10 @@ describe('a mirrored transaction that later arrives malformed', () => {
   afterAll(async () => w.close());
 
   it('stays unresolved in quarantine while no valid version of it has arrived since', async () => {
-    const card = w.t.sandbox.context.store.db
-      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
-      .pluck()
-      .get() as string;
+    const card = activeCard(w.t);
     const at = Date.now() - 20 * 86_400_000;
-    const post = async (status: string, createdAt: number) => {
-      const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
-        type: 'PURCHASE',
-        status,
-        amount: '1.00',
-        createdAt: new Date(createdAt).toISOString(),
-        force: true,
-      });
-      expect(posted.status).toBe(201);
-      return (posted.body as { data: { transactionId: string } }).data.transactionId;
-    };
+    const post = (status: string, createdAt: number) =>
+      postForced(w.t, card, { type: 'PURCHASE', status, amount: '1.00', createdAt });
     // Two rows far before the lookback, a millisecond apart.
     const broken = await post('COMPLETED', at);
     const moving = await post('PENDING', at + 1);

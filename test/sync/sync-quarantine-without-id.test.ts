@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
 import { breakRecords } from '../support/malformed-records.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -32,22 +33,13 @@ describe('malformed transactions without a transactionId', () => {
   afterAll(async () => w.close());
 
   it('are each quarantined, two of one card in one millisecond too, and their window verifies', async () => {
-    const card = w.t.sandbox.context.store.db
-      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
-      .pluck()
-      .get() as string;
-    const createdAt = new Date(Date.now() - 10 * 86_400_000).toISOString();
+    const card = activeCard(w.t);
+    const createdAt = Date.now() - 10 * 86_400_000;
     const ids: string[] = [];
     for (const amount of ['1.00', '2.00']) {
-      const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
-        type: 'PURCHASE',
-        status: 'COMPLETED',
-        amount,
-        createdAt,
-        force: true,
-      });
-      expect(posted.status).toBe(201);
-      ids.push((posted.body as { data: { transactionId: string } }).data.transactionId);
+      ids.push(
+        await postForced(w.t, card, { type: 'PURCHASE', status: 'COMPLETED', amount, createdAt }),
+      );
     }
     const result = await w.sync({ wrapApi: (api) => withoutId(api, ids) });
     expect(result.outcome).toBe('done');

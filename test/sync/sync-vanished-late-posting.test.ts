@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -14,24 +15,17 @@ describe('a row the upstream no longer shows, and a later late posting of its st
       seed: 'vanished-masks-late-posting',
       world: { cards: 30, transactions: 400, days: 30, anomaliesPerCode: 0 },
     });
-    card = w.t.sandbox.context.store.db
-      .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
-      .pluck()
-      .get() as string;
+    card = activeCard(w.t);
   });
   afterAll(async () => w.close());
 
-  const post = async (daysBack: number) => {
-    const posted = await w.t.control.post(`/_control/cards/${card}/transactions`, {
+  const post = (daysBack: number) =>
+    postForced(w.t, card, {
       type: 'VERIFICATION',
       status: 'COMPLETED',
       amount: '0.00',
-      createdAt: new Date(Date.now() - daysBack * 86_400_000).toISOString(),
-      force: true,
+      createdAt: Date.now() - daysBack * 86_400_000,
     });
-    expect(posted.status).toBe(201);
-    return (posted.body as { data: { transactionId: string } }).data.transactionId;
-  };
 
   /** The upstream as it would answer had it lost `id`: never listed, never counted. */
   const losing =

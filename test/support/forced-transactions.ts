@@ -1,0 +1,37 @@
+import { expect } from 'vitest';
+import type { TestSandbox } from './test-sandbox.js';
+
+/** The first ACTIVE card of the sandbox's world, to post transactions on. */
+export function activeCard(t: TestSandbox): string {
+  return t.sandbox.context.store.db
+    .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' LIMIT 1")
+    .pluck()
+    .get() as string;
+}
+
+/** A transaction to post on a card, past the lifecycle's own rules (`force`). */
+export interface ForcedTransaction {
+  readonly type: string;
+  readonly status: string;
+  readonly amount: string;
+  /** Epoch milliseconds: how far back it is posted, late. */
+  readonly createdAt: number;
+}
+
+/**
+ * Post `transaction` on `cardId` through the sandbox's control surface, forced, and return its
+ * id: how a test plants a late posting, or a row in a given status, anywhere in the history.
+ */
+export async function postForced(
+  t: TestSandbox,
+  cardId: string,
+  transaction: ForcedTransaction,
+): Promise<string> {
+  const posted = await t.control.post(`/_control/cards/${cardId}/transactions`, {
+    ...transaction,
+    createdAt: new Date(transaction.createdAt).toISOString(),
+    force: true,
+  });
+  expect(posted.status).toBe(201);
+  return (posted.body as { data: { transactionId: string } }).data.transactionId;
+}
