@@ -137,8 +137,14 @@ export class FaultLab {
    * What to do to one call of `operation` by `merchantId`. Rules are tried in order; each one
    * that matches counts the call and draws; latency adds up, the smallest page size wins, drift
    * adds up, and only the first ending fault applies (later ones neither count nor draw).
+   * @param limit the rows a list call asks for (its `limit`, or the default); undefined for
+   *   other calls and for a `limit` the service will refuse
    */
-  decide(operation: OperationId, merchantId: string): FaultDecision | undefined {
+  decide(
+    operation: OperationId,
+    merchantId: string,
+    limit?: number | undefined,
+  ): FaultDecision | undefined {
     if (this.#rules.length === 0) return undefined;
     let latencyMs = 0;
     let ending: EndingFault | undefined;
@@ -151,6 +157,8 @@ export class FaultLab {
       if (match.operation !== undefined && match.operation !== '*' && match.operation !== operation)
         continue;
       if (match.merchantId !== undefined && match.merchantId !== merchantId) continue;
+      if (match.minLimit !== undefined && !(limit !== undefined && limit >= match.minLimit))
+        continue;
       if (!operationsFor(rule.kind).includes(operation)) continue;
       if (ending && ENDING_KINDS.has(rule.kind)) continue;
       if (rule.times !== undefined && armed.fired >= rule.times) continue;

@@ -20,6 +20,11 @@ export const FaultMatch = Type.Object(
     /** An operation id of the interface (`listTransactions`), or `*` for all. */
     operation: Type.Optional(Type.Enum([...OPERATION_IDS, '*'])),
     merchantId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    /**
+     * List calls (`listCards`, `listTransactions`) whose `limit` asks for at least this many
+     * rows (20 when absent): `2` leaves out the `limit=1` requests that only read a total.
+     */
+    minLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   },
   strict,
 );

@@ -4,11 +4,12 @@ import type { Logger } from 'pino';
 import { type ErrorCode, type OperationId, ROUTES } from '../../contract/index.js';
 import type { DueEvents } from '../due-events.js';
 import { errorBody } from '../http/api-error.js';
+import { DEFAULT_PAGE_SIZE } from '../http/presenters.js';
 import type { SandboxContext } from '../sandbox-context.js';
 import { applyDrift } from './apply-drift.js';
 import { dropConnection, resetConnection, sendTruncated } from './connection-faults.js';
 import type { FaultDecision, FaultLab } from './fault-lab.js';
-import { OPERATION_IDS } from './fault-rule.js';
+import { LIST_OPERATIONS, OPERATION_IDS } from './fault-rule.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,7 +57,7 @@ export function installFaults(app: FastifyInstance, options: FaultHookOptions): 
     if (!lab.active || request.merchantId === null) return;
     const operation = operationOf(request);
     if (operation === undefined) return;
-    const decision = lab.decide(operation, request.merchantId);
+    const decision = lab.decide(operation, request.merchantId, askedLimit(operation, request));
     if (decision === undefined) return;
     request.faults = decision;
     logger.debug({ operation, merchantId: request.merchantId, rules: decision.fired }, 'fault');
@@ -99,6 +100,17 @@ export function installFaults(app: FastifyInstance, options: FaultHookOptions): 
     // The socket is gone by now, so the HTTP layer's own write of `payload` goes nowhere.
     return payload;
   });
+}
+
+/**
+ * The rows a list call asks for: its `limit`, or the service's default when absent; undefined
+ * for other calls and for a `limit` that is not a whole number (the handler refuses it).
+ */
+function askedLimit(operation: OperationId, request: FastifyRequest): number | undefined {
+  if (!LIST_OPERATIONS.includes(operation)) return undefined;
+  const raw = (request.query as Record<string, unknown> | undefined)?.limit;
+  if (raw === undefined) return DEFAULT_PAGE_SIZE;
+  return typeof raw === 'string' && /^[0-9]{1,9}$/.test(raw) ? Number(raw) : undefined;
 }
 
 /** The largest page a list call may serve: the service's maximum, or less under a fault. */

@@ -5,6 +5,7 @@ import {
   FAULT_SCHEMAS,
   type FaultKind,
   type FaultRule,
+  LIST_OPERATIONS,
   operationsFor,
 } from './fault-rule.js';
 
@@ -62,6 +63,15 @@ function ruleProblems(value: unknown, field: string): string[] {
   if (typeof operation === 'string' && operation !== '*' && !allowed.includes(operation as never)) {
     problems.push(
       `${field}.match.operation must be one of ${allowed.join(', ')} or * for a ${kind} rule`,
+    );
+  }
+  const listed =
+    typeof operation !== 'string' ||
+    operation === '*' ||
+    LIST_OPERATIONS.includes(operation as never);
+  if (isRecord(value.match) && value.match.minLimit !== undefined && !listed) {
+    problems.push(
+      `${field}.match.minLimit applies to ${LIST_OPERATIONS.join(' and ')} only, not ${operation}`,
     );
   }
   if (kind === 'drift' && !value.insert && !value.progress) {

@@ -105,6 +105,17 @@ describe('FaultLab', () => {
     expect(lab.decide('withdraw', 'mch_b')?.ending?.kind).toBe('reset');
   });
 
+  it('matches list calls by the rows they ask for, and no other call, under minLimit', () => {
+    const lab = new FaultLab('seed', [{ kind: 'reset', match: { operation: '*', minLimit: 2 } }]);
+    expect(lab.decide('listTransactions', 'mch_a', 1)).toBeUndefined();
+    expect(lab.decide('listTransactions', 'mch_a', undefined)).toBeUndefined();
+    expect(lab.decide('getCard', 'mch_a')).toBeUndefined();
+    expect(lab.decide('listTransactions', 'mch_a', 2)?.ending?.kind).toBe('reset');
+    expect(lab.decide('listCards', 'mch_a', 100)?.ending?.kind).toBe('reset');
+    // Calls it passed over are not counted: they neither draw nor spend the rule.
+    expect(lab.list()[0]).toMatchObject({ calls: 2, fired: 2 });
+  });
+
   it('keeps explicit ids out of the generated ones', () => {
     const lab = new FaultLab('seed', [{ kind: 'reset' }, { id: 'rule-1', kind: 'truncate' }]);
     expect(lab.list().map((r) => r.id)).toEqual(['rule-2', 'rule-1']);

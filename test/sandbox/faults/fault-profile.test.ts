@@ -80,6 +80,14 @@ describe('fault lab: profile files', () => {
     ],
     [{ rules: [{ kind: 'drift' }] }, 'rules[0].insert or rules[0].progress must be above 0'],
     [
+      { rules: [{ kind: 'reset', match: { operation: 'getCard', minLimit: 2 } }] },
+      'rules[0].match.minLimit applies to listCards and listTransactions only, not getCard',
+    ],
+    [
+      { rules: [{ kind: 'drift', insert: 1, match: { minLimit: 0 } }] },
+      'rules[0].match.minLimit must be >= 1',
+    ],
+    [
       {
         rules: [
           { id: 'a', kind: 'reset' },

@@ -140,6 +140,24 @@ describe('fault lab: page size and drift while paging', () => {
     expect(card.status).toBe('ACTIVE');
   });
 
+  it('drifts only the page reads under minLimit, not a limit=1 read of the total', async () => {
+    await setFaults(t, [
+      { kind: 'drift', insert: 1, match: { operation: 'listTransactions', minLimit: 2 } },
+    ]);
+    const counted = await page(t, '/transactions', { limit: 1 });
+    expect((await page(t, '/transactions', { limit: 1 })).pagination.total).toBe(
+      counted.pagination.total,
+    );
+    // A page read drifts, the default page size (20) included.
+    const read = await page(t, '/transactions', { limit: 2 });
+    expect(read.pagination.total).toBe(counted.pagination.total + 1);
+    expect((await page(t, '/transactions', {})).pagination.total).toBe(
+      counted.pagination.total + 2,
+    );
+    const listed = await t.control.get('/_control/faults');
+    expect(listed.body.rules[0]).toMatchObject({ calls: 2, fired: 2 });
+  });
+
   it('leaves other merchants and other routes alone while drifting', async () => {
     await issueActiveCard(t, 1);
     const otherBefore = JSON.parse(
