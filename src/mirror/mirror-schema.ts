@@ -193,6 +193,18 @@ export interface PendingReportsTable {
   announced_at: string;
 }
 
+/**
+ * `vanished_transactions`: mirrored transactions the upstream no longer shows, as the count
+ * audit found them (sql/015). The audit leaves them out of the mirror's counts.
+ */
+export interface VanishedTransactionsTable {
+  transaction_id: string;
+  merchant_id: string;
+  created_at: string;
+  run_id: string;
+  found_at: string;
+}
+
 /** An order's kind in the merchant's journal (reference-model.md section 5). */
 export type OrderKind =
   | 'ISSUE'
@@ -312,6 +324,7 @@ export interface MirrorDatabase {
   sync_progress: SyncProgressTable;
   run_lock: RunLockTable;
   pending_reports: PendingReportsTable;
+  vanished_transactions: VanishedTransactionsTable;
   orders: OrdersTable;
   recon_runs: ReconRunsTable;
   findings: FindingsTable;

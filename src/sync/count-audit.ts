@@ -158,8 +158,9 @@ export async function auditCounts(
   const leafRows = context.settings.maxPagesPerWindow * PAGE_ROWS;
   const surplusSeen = new Set<string>();
   const surplusRanges: TimeRange[] = [];
-  // Surplus ranges overlap where their extents reach the same occupied milliseconds (halves of
-  // the history around a dense one), and later rounds may read them again: a row is one.
+  // Rows listed as vanished by this run. Surplus ranges overlap where their extents reach the
+  // same occupied milliseconds (halves of the history around a dense one), and later rounds may
+  // read them again: a row is one.
   const vanished = new Set<string>();
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     let level: TimeRange[] = [range];
@@ -210,10 +211,19 @@ export async function auditCounts(
       merchantId,
       reread.map((r) => ({ kind: 'audit', range: r, markDone: false })),
       counts,
-      { collectIds: surplusRanges.length > 0 },
+      { collectIds: true },
     );
     tallies = new Map();
-    if (read.seen) addVanished(vanished, context, merchantId, surplusRanges, read.seen);
+    // A row goes on the list only from a reading whose every window matched its count: one cut
+    // short by drift on a range too fine to split may have missed rows that are there.
+    if (read.seen)
+      listVanished(
+        vanished,
+        context,
+        merchantId,
+        { reread, surplusRanges: read.verified ? surplusRanges : [] },
+        read.seen,
+      );
     surplusRanges.length = 0;
   }
   audit.surplus = surplusSeen.size;
@@ -312,7 +322,8 @@ async function wholeTally(
  * quarantined by this run count as present, with the status their raw JSON gives: they were
  * read, and reading them again would not help. One quarantined by an earlier run is read again,
  * in case it was repaired: also when the mirror holds a valid version of it read before, unless
- * a window of this run has read its `createdAt` already.
+ * a window of this run has read its `createdAt` already. Rows listed as vanished (the upstream
+ * no longer shows them) are left out.
  */
 function mirrorTally(
   context: MerchantSyncContext,
@@ -358,39 +369,75 @@ function mirrorTally(
      WHERE t.merchant_id = @merchantId AND t.created_at BETWEEN @start AND @end
        AND NOT EXISTS (SELECT 1 FROM sync_windows AS w
                        WHERE w.run_id = @runId AND w.merchant_id = @merchantId
-                         AND w.filter IS NULL AND t.created_at BETWEEN w.start_at AND w.end_at)`,
+                         AND w.filter IS NULL AND t.created_at BETWEEN w.start_at AND w.end_at)
+       AND NOT EXISTS (SELECT 1 FROM vanished_transactions AS v
+                       WHERE v.transaction_id = t.transaction_id)`,
+  );
+  // Rows the upstream no longer shows (listed by an earlier audit): left out, so that the
+  // range's counts are level with the upstream's, and a row posted late into it shows.
+  const listedVanished = context.writers.db.prepare(
+    `SELECT count(*) AS rows, count(*) FILTER (WHERE t.status = 'PENDING') AS pending,
+            count(*) FILTER (WHERE t.status = 'COMPLETED') AS completed,
+            count(*) FILTER (WHERE t.status = 'SETTLED') AS settled
+     FROM vanished_transactions AS v
+     CROSS JOIN transactions AS t ON t.transaction_id = v.transaction_id
+     WHERE v.merchant_id = @merchantId AND v.created_at BETWEEN @start AND @end`,
   );
   return (start, end) => {
     const range = { merchantId, start: isoTime(start), end: isoTime(end) };
     const run = { ...range, runId: context.runId };
     return minus(
       plus(mirrored.get(range) as Tally, quarantined.get(run) as Tally),
-      unconfirmed.get(run) as Tally,
+      plus(unconfirmed.get(run) as Tally, listedVanished.get(range) as Tally),
     );
   };
 }
 
 /**
- * Add to `vanished` the mirrored rows of `ranges` that the reading did not see: the upstream no
- * longer shows them. By id: the ranges may overlap, and summed per range, a dense millisecond
- * that four surplus ranges reached counted each of its lost rows four times.
+ * Keep the list of vanished rows (`vanished_transactions`) true to what the audit read: list
+ * the mirrored rows of `surplusRanges` that the reading did not see (the upstream no longer
+ * shows them, valid or malformed), adding each newly listed id to `vanished`; and take off the
+ * list any row of `reread` that the reading saw again. By id: the ranges may overlap, and summed per range, a
+ * dense millisecond that four surplus ranges reached counted each of its lost rows four times.
  */
-function addVanished(
+function listVanished(
   vanished: Set<string>,
   context: MerchantSyncContext,
   merchantId: string,
-  ranges: readonly TimeRange[],
+  ranges: { readonly reread: readonly TimeRange[]; readonly surplusRanges: readonly TimeRange[] },
   seen: ReadonlySet<string>,
 ): void {
-  const ids = context.writers.db
+  const db = context.writers.db;
+  const mirrored = db
     .prepare(
-      `SELECT transaction_id FROM transactions
+      `SELECT transaction_id, created_at FROM transactions
+       WHERE merchant_id = ? AND created_at BETWEEN ? AND ?`,
+    )
+    .raw(true);
+  const listed = db
+    .prepare(
+      `SELECT transaction_id FROM vanished_transactions
        WHERE merchant_id = ? AND created_at BETWEEN ? AND ?`,
     )
     .pluck();
-  for (const r of ranges)
-    for (const id of ids.iterate(merchantId, isoTime(r.start), isoTime(r.end)) as Iterable<string>)
-      if (!seen.has(id)) vanished.add(id);
+  const list = db.prepare(
+    `INSERT INTO vanished_transactions (transaction_id, merchant_id, created_at, run_id, found_at)
+     VALUES (?, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO NOTHING`,
+  );
+  const unlist = db.prepare('DELETE FROM vanished_transactions WHERE transaction_id = ?');
+  const foundAt = isoTime(context.clock());
+  db.transaction(() => {
+    for (const r of ranges.reread)
+      for (const id of listed.all(merchantId, isoTime(r.start), isoTime(r.end)) as string[])
+        if (seen.has(id)) unlist.run(id);
+    for (const r of ranges.surplusRanges) {
+      // All, not iterated: the connection cannot write while a statement still reads.
+      const rows = mirrored.all(merchantId, isoTime(r.start), isoTime(r.end)) as [string, string][];
+      for (const [id, createdAt] of rows)
+        if (!seen.has(id) && list.run(id, merchantId, createdAt, context.runId, foundAt).changes)
+          vanished.add(id);
+    }
+  })();
 }
 
 /**

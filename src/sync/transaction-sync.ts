@@ -22,8 +22,13 @@ export interface WindowJob {
 
 /** What a batch of windows brought back, beyond the counts. */
 export interface WindowBatchResult {
-  /** Every transaction id read, when asked for (the count audit needs them to name vanished rows). */
+  /**
+   * Every transaction id read, when asked for (the count audit needs them to name vanished
+   * rows): valid rows and malformed records that carry their own id alike.
+   */
   readonly seen: Set<string> | null;
+  /** Whether every window's distinct ids matched its count: else `seen` may lack rows that are there. */
+  readonly verified: boolean;
 }
 
 /**
@@ -47,6 +52,7 @@ export async function syncWindows(
   } = {},
 ): Promise<WindowBatchResult> {
   const seen = options.collectIds ? new Set<string>() : null;
+  let verified = true;
   const log = context.logger;
   const batcher = windowBatcher(context.writerThread, { runId: context.runId, counts });
   const landed = addLandedTo(counts);
@@ -141,10 +147,15 @@ export async function syncWindows(
         if (seen) {
           for (const id of result.rows.keys()) seen.add(id);
           for (const id of result.landedAhead) seen.add(id);
+          for (const error of result.rejected) {
+            const own = (error.raw as { transactionId?: unknown } | null)?.transactionId;
+            if (typeof own === 'string') seen.add(own);
+          }
         }
         counts.windows += 1;
         counts.fetched += fetched;
         if (!result.verified) {
+          verified = false;
           counts.unverified += 1;
           log.warn(
             {
@@ -172,5 +183,5 @@ export async function syncWindows(
     // Finished windows land even when the pool stopped on an error or a signal.
     await batcher.flush();
   }
-  return { seen };
+  return { seen, verified };
 }

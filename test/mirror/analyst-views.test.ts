@@ -1072,6 +1072,7 @@ describe('012_findings_minor_units', () => {
       '012_findings_minor_units',
       '013_pending_reports',
       '014_exact_view_sums',
+      '015_vanished_transactions',
     ]);
     const kept = table(
       mirror.db,

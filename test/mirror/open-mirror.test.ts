@@ -179,6 +179,13 @@ const TYPED_COLUMNS: { [T in keyof MirrorDatabase]: { [C in keyof MirrorDatabase
     heartbeat_at: true,
   },
   pending_reports: { run_id: true, dir: true, announced_at: true },
+  vanished_transactions: {
+    transaction_id: true,
+    merchant_id: true,
+    created_at: true,
+    run_id: true,
+    found_at: true,
+  },
   orders: {
     merchant_order_no: true,
     merchant_id: true,
@@ -365,6 +372,7 @@ describe('openMirror', () => {
       k.selectFrom('sync_progress').select(['merchant_id', 'start_at', 'end_at']).execute(),
       k.selectFrom('run_lock').select(['run_id', 'heartbeat_at']).execute(),
       k.selectFrom('pending_reports').select(['run_id', 'dir']).execute(),
+      k.selectFrom('vanished_transactions').select(['transaction_id', 'found_at']).execute(),
       k.selectFrom('orders').select(['merchant_order_no', 'state', 'amount_minor']).execute(),
       k.selectFrom('recon_runs').select(['run_id', 'current_count']).execute(),
       k.selectFrom('findings').select(['fingerprint', 'state', 'ack_until']).execute(),
@@ -388,6 +396,7 @@ describe('openMirror', () => {
       { version: 12, name: 'findings_minor_units' },
       { version: 13, name: 'pending_reports' },
       { version: 14, name: 'exact_view_sums' },
+      { version: 15, name: 'vanished_transactions' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -1,0 +1,127 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CardIssuingClient } from '../../src/api/index.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
+import { breakRecords } from '../support/malformed-records.js';
+import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+describe('a row the upstream no longer shows, and a later late posting of its status', () => {
+  let w: SyncWorld;
+  let card: string;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'vanished-masks-late-posting',
+      world: { cards: 30, transactions: 400, days: 30, anomaliesPerCode: 0 },
+    });
+    card = activeCard(w.t);
+  });
+  afterAll(async () => w.close());
+
+  const post = (daysBack: number) =>
+    postForced(w.t, card, {
+      type: 'VERIFICATION',
+      status: 'COMPLETED',
+      amount: '0.00',
+      createdAt: Date.now() - daysBack * 86_400_000,
+    });
+
+  /**
+   * The upstream as it would answer had it lost `id`: never listed, never counted. With
+   * `countedInPages`, its pages (not its `limit=1` counts) still count the row they no longer
+   * serve, so no reading of its millisecond ever matches its count. Rows in `broken` arrive
+   * malformed.
+   */
+  const losing =
+    (id: string, how: { countedInPages?: boolean; broken?: string } = {}) =>
+    (api: CardIssuingClient): SyncApi => ({
+      ...syncApiOf(api),
+      async listTransactions(query, options) {
+        const page = await api.listTransactions(query, options);
+        breakRecords(page, 'listTransactions', (row) =>
+          row.transactionId === how.broken
+            ? { raw: { ...row, amount: Number(row.amount) }, reason: '/amount must be string' }
+            : undefined,
+        );
+        const lost = w.t.sandbox.context.store.transactions.get(id);
+        if (!lost) return page;
+        const holds =
+          (query.cardId === undefined || query.cardId === lost.cardId) &&
+          (query.type === undefined || query.type === lost.type) &&
+          (query.status === undefined || query.status === lost.status) &&
+          (query.startTime === undefined || Date.parse(query.startTime) <= lost.createdAt) &&
+          (query.endTime === undefined || lost.createdAt <= Date.parse(query.endTime));
+        if (!holds) return page;
+        const counted = how.countedInPages === true && query.limit !== 1;
+        return {
+          ...page,
+          records: page.records.filter((t) => t.transactionId !== id),
+          pagination: { ...page.pagination, total: page.pagination.total - (counted ? 0 : 1) },
+        };
+      },
+    });
+
+  /** The rows listed as vanished in the mirror. */
+  const listed = (): string[] => {
+    const db = new Database(w.mirrorFile, { readonly: true });
+    try {
+      return db
+        .prepare('SELECT transaction_id FROM vanished_transactions')
+        .pluck()
+        .all() as string[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it('still reads a late posting of its status, and takes the row off the list when it is back', async () => {
+    // A row ten days back, mirrored, then lost by the upstream: listed as vanished, once.
+    const lost = await post(10);
+    expect((await w.sync()).outcome).toBe('done');
+    const first = await w.sync({ wrapApi: losing(lost) });
+    expect(first.merchants[0]?.unsettled.vanished).toBe(1);
+    expect(listed()).toEqual([lost]);
+
+    // A later night: a row of the same status posted late three weeks back, far before the
+    // lookback. Only the count audit can find it; counting the lost row offset it.
+    const late = await post(21);
+    const result = await w.sync({ wrapApi: losing(lost) });
+    expect(result.outcome).toBe('done');
+    expect(result.merchants[0]?.unsettled.vanished).toBe(0);
+    expect(compareMirror(w.t.sandbox, w.mirrorFile).missingTransactions).not.toContain(late);
+
+    // The upstream shows the row again: read, and off the list.
+    const back = await w.sync();
+    expect(back.outcome).toBe('done');
+    expect(listed()).toEqual([]);
+    expect(compareMirror(w.t.sandbox, w.mirrorFile)).toEqual(NO_DIFFERENCES);
+  });
+
+  it('does not list a row that arrives malformed: it is there', async () => {
+    // Two rows a second apart, in one range the audit reads: one lost, one arriving malformed.
+    const lost = await post(12);
+    const broken = await post(12 - 1 / 86_400);
+    expect((await w.sync()).outcome).toBe('done');
+    const result = await w.sync({ wrapApi: losing(lost, { broken }) });
+    expect(result.outcome).toBe('done');
+    expect(result.merchants[0]?.transactions.quarantined).toBeGreaterThan(0);
+    expect(result.merchants[0]?.unsettled.vanished).toBe(1);
+    expect(listed()).toEqual([lost]);
+    expect((await w.sync()).outcome).toBe('done');
+    expect(listed()).toEqual([]);
+  });
+
+  it('lists nothing from a reading whose count never matched', async () => {
+    const lost = await post(14);
+    expect((await w.sync()).outcome).toBe('done');
+    const result = await w.sync({ wrapApi: losing(lost, { countedInPages: true }) });
+    expect(result.outcome).toBe('done');
+    // The counts say a row is gone; the reading of its millisecond never matched its count.
+    expect(result.merchants[0]?.audit.surplus).toBeGreaterThan(0);
+    expect(result.merchants[0]?.transactions.unverified).toBeGreaterThan(0);
+    expect(result.merchants[0]?.unsettled.vanished).toBe(0);
+    expect(listed()).toEqual([]);
+  });
+});
