@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The writer thread and the CLI run from dist/: rebuilt first when older than src/.
+    globalSetup: ['test/support/built-dist.ts'],
   },
 });
