@@ -68,8 +68,8 @@ const PAGE_ROWS = 100;
  * another moved forward, which section 4's forward-only lifecycles rule out) or a row changed
  * something other than its status. Where they differ, the range is halved until it is small for
  * the changes it holds, then read again (the upsert writes the new statuses and rows). So a night
- * whose old rows did not move costs four requests, whatever the history, and each change costs
- * O(log n) of them. This is also how status changes of rows older than the lookback are caught.
+ * whose old rows did not move costs four requests, whatever the history (four more for the
+ * history before it, `before`), and each change costs O(log n) of them. This is also how status changes of rows older than the lookback are caught.
  *
  * Each range is counted out to the nearest millisecond on either side where the mirror holds no
  * row, and the upstream is asked for it widened by that millisecond: so the mirror's count is
@@ -89,6 +89,11 @@ export async function auditCounts(
      * read, while the last ones landed.
      */
     asked?: Promise<Tally> | undefined;
+    /**
+     * History before `range` that no window reads ({@link historyBefore}), held to the
+     * upstream's counts beside it and read where they differ.
+     */
+    before?: TimeRange | undefined;
   } = {},
 ): Promise<{ audit: AuditCounts; unsettled: UnsettledCounts }> {
   const audit: AuditCounts = { queries: 0, reread: 0, surplus: 0 };
@@ -143,6 +148,11 @@ export async function auditCounts(
   // Counts asked for over a range that turned out not to be its extent were sent all the same.
   if (options.asked && ahead !== options.asked) audit.queries += STATUS_FILTERS.length;
   ahead?.catch(() => {});
+  // The history before, counted beside it from the start.
+  const before = options.before;
+  const beforeExtent = before ? extent(before) : null;
+  let beforeAhead = beforeExtent ? upstream(beforeExtent) : null;
+  beforeAhead?.catch(() => {});
   // undici writes a request on an idle keep-alive socket from an immediate of its own, queued
   // after this one: the second turn starts once they are written.
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
@@ -163,22 +173,28 @@ export async function auditCounts(
   // read them again: a row is one.
   const vanished = new Set<string>();
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    let level: TimeRange[] = [range];
+    let level: TimeRange[] = before ? [range, before] : [range];
     const reread: TimeRange[] = [];
     while (level.length > 0) {
       const next: TimeRange[] = [];
       await Promise.all(
         level.map(async (r) => {
           const early = r === range && ahead !== null;
-          const q = early ? top : extent(r);
+          const earlyBefore = r === before && beforeAhead !== null;
+          const q = early ? top : earlyBefore ? beforeExtent : extent(r);
           if (q === null) {
             // Not countable at an edge: halved without asking until it is short, then read.
             if (r.end - r.start < EXTENT_CAP_MS || !canSplit(r)) reread.push(r);
             else next.push(...splitRange(r, 2));
             return;
           }
-          const up = await (early && ahead ? ahead : upstream(q));
-          ahead = null;
+          const up = await (early && ahead
+            ? ahead
+            : earlyBefore && beforeAhead
+              ? beforeAhead
+              : upstream(q));
+          if (early) ahead = null;
+          if (earlyBefore) beforeAhead = null;
           const mine = mirrored(q.start, q.end);
           if (same(up, mine)) return;
           const surplus = up.rows < mine.rows;
@@ -235,6 +251,19 @@ export async function auditCounts(
       'the mirror holds transactions the upstream no longer counts',
     );
   return { audit, unsettled };
+}
+
+/** No transaction is older than this (2000-01-01): where the history before the first card ends. */
+export const HISTORY_FLOOR = Date.UTC(2000, 0, 1);
+
+/**
+ * The history before a merchant's synced range, which starts at its oldest card: no window
+ * reads it, and a transaction dated earlier (a clock apart, a backdated posting, an import)
+ * would otherwise never be read. The closing audit counts it, four more requests sent beside
+ * the first four, and reads it where its counts differ. Undefined when `start` is at the floor.
+ */
+export function historyBefore(start: number): TimeRange | undefined {
+  return start > HISTORY_FLOOR ? { start: HISTORY_FLOOR, end: start - 1 } : undefined;
 }
 
 /**

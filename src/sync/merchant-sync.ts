@@ -5,7 +5,14 @@ import { utcInstant } from '../contract/utc-instant.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
 import { ensureCardIndexLogged } from './card-index-build.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
-import { askUpstream, auditCounts, settledHistory, type Tally, tallyAhead } from './count-audit.js';
+import {
+  askUpstream,
+  auditCounts,
+  historyBefore,
+  settledHistory,
+  type Tally,
+  tallyAhead,
+} from './count-audit.js';
 import { checkMissingCards } from './missing-card-check.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import { emptyMerchantResult, type MerchantSyncResult, type SyncOutcome } from './sync-result.js';
@@ -148,6 +155,8 @@ export async function syncMerchant(
       auditCounts(work, merchantId, { start, end: cutoff }, counts, {
         settled: settledTally,
         asked,
+        // `--since` says where this run's history starts: nothing before it is read.
+        before: context.settings.since === undefined ? historyBefore(start) : undefined,
       }),
     );
     result.audit = { outcome: 'done', ...checked.audit };

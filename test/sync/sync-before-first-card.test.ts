@@ -1,0 +1,65 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activeCard, postForced } from '../support/forced-transactions.js';
+import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+
+describe('a transaction dated before the merchant’s oldest card', () => {
+  let w: SyncWorld;
+  let oldestCard: number;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'before-first-card',
+      world: { cards: 20, transactions: 300, days: 20, anomaliesPerCode: 0 },
+    });
+    oldestCard = w.t.sandbox.context.store.db
+      .prepare('SELECT min(created_at) FROM cards')
+      .pluck()
+      .get() as number;
+  });
+  afterAll(async () => w.close());
+
+  /** Whether a mirror file holds the transaction. */
+  const mirrored = (file: string, id: string): boolean => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return (
+        db.prepare('SELECT 1 FROM transactions WHERE transaction_id = ?').get(id) !== undefined
+      );
+    } finally {
+      db.close();
+    }
+  };
+
+  it('is read by the closing audit, which counts the history before it, and not read again', async () => {
+    expect((await w.sync()).outcome).toBe('done');
+    // Two days before the oldest card: before the history every window reads.
+    const early = await postForced(w.t, activeCard(w.t), {
+      type: 'PURCHASE',
+      status: 'COMPLETED',
+      amount: '12.34',
+      createdAt: oldestCard - 2 * 86_400_000,
+    });
+    const found = await w.sync();
+    expect(found.outcome).toBe('done');
+    expect(found.merchants[0]?.audit.reread).toBeGreaterThan(0);
+    expect(mirrored(w.mirrorFile, early)).toBe(true);
+    expect(compareMirror(w.t.sandbox, w.mirrorFile)).toEqual(NO_DIFFERENCES);
+
+    // Its counts agree from now on: a quiet night reads nothing for it.
+    const quiet = await w.sync();
+    expect(quiet.outcome).toBe('done');
+    expect(quiet.merchants[0]?.audit.reread).toBe(0);
+    expect(mirrored(w.mirrorFile, early)).toBe(true);
+  });
+
+  it('is left alone under --since, which says where the history starts', async () => {
+    const file = `${w.dir}/since.sqlite`;
+    const result = await w.sync({ mirrorFile: file, settings: { since: oldestCard } });
+    expect(result.outcome).toBe('done');
+    const differences = compareMirror(w.t.sandbox, file);
+    expect(differences.missingTransactions).toHaveLength(1);
+    expect({ ...differences, missingTransactions: [] }).toEqual(NO_DIFFERENCES);
+  });
+});
