@@ -22,7 +22,7 @@ export class WriterThreadError extends Error {
 }
 
 interface Pending {
-  resolve(counts: readonly (WindowCounts | CardPageCounts)[]): void;
+  resolve(reply: Extract<CommitReply, { counts: unknown }>): void;
   reject(error: Error): void;
 }
 
@@ -73,15 +73,29 @@ export class WriterThread {
   }
 
   /** Land `windows` in one transaction; rejects with {@link WriterThreadError} if it failed. */
-  commit(runId: string, windows: readonly WindowCommit[]): Promise<readonly WindowCounts[]> {
-    return this.#send((id) => ({ id, kind: 'windows', runId, items: windows })) as Promise<
-      readonly WindowCounts[]
-    >;
+  async commit(runId: string, windows: readonly WindowCommit[]): Promise<readonly WindowCounts[]> {
+    const reply = await this.#send((id) => ({ id, kind: 'windows', runId, items: windows }));
+    return reply.counts as readonly WindowCounts[];
   }
 
   /** Land pages of the card list in one transaction. */
-  commitCards(runId: string, pages: readonly CardPageCommit[]): Promise<readonly CardPageCounts[]> {
-    return this.#send((id) => ({ id, kind: 'cards', runId, items: pages }));
+  async commitCards(
+    runId: string,
+    pages: readonly CardPageCommit[],
+  ): Promise<readonly CardPageCounts[]> {
+    const reply = await this.#send((id) => ({ id, kind: 'cards', runId, items: pages }));
+    return reply.counts as readonly CardPageCounts[];
+  }
+
+  /**
+   * Build the index by card if it is missing (card-index.ts), once what was sent before has
+   * landed: a first sync's rows landed without it, and this thread builds it while the main
+   * thread runs the closing audit, instead of after it.
+   * @returns how long the build took in ms, or undefined when the index was there.
+   */
+  async buildCardIndex(): Promise<number | undefined> {
+    const reply = await this.#send((id) => ({ id, kind: 'cardIndex' }));
+    return reply.indexBuiltMs;
   }
 
   /**
@@ -96,7 +110,7 @@ export class WriterThread {
 
   #send(
     request: (id: number) => CommitRequest,
-  ): Promise<readonly (WindowCounts | CardPageCounts)[]> {
+  ): Promise<Extract<CommitReply, { counts: unknown }>> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#closed) return Promise.reject(new WriterThreadError('the writer thread is closed'));
     const id = this.#nextId++;
@@ -120,7 +134,7 @@ export class WriterThread {
     const pending = this.#pending.get(reply.id);
     if (!pending) return;
     this.#pending.delete(reply.id);
-    if ('counts' in reply) pending.resolve(reply.counts);
+    if ('counts' in reply) pending.resolve(reply);
     else pending.reject(new WriterThreadError(reply.error.message, reply.error.code));
   }
 

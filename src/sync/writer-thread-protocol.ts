@@ -23,8 +23,9 @@ export interface CardPageCommit {
 export type CardPageCounts = WriteCounts & { quarantined: number };
 
 /**
- * A batch to land in one SQLite transaction, or a checkpoint: the WAL copied back into the
- * mirror file while the main thread does other work, so closing the mirror has little left to do.
+ * A batch to land in one SQLite transaction, or a checkpoint (the WAL copied back into the
+ * mirror file) or an index build: work the main thread would otherwise wait for, done here while
+ * it counts and checks.
  */
 export type CommitRequest =
   | {
@@ -39,9 +40,16 @@ export type CommitRequest =
       readonly runId: string;
       readonly items: readonly CardPageCommit[];
     }
-  | { readonly id: number; readonly kind: 'checkpoint' };
+  | { readonly id: number; readonly kind: 'checkpoint' }
+  /** Build the index by card if it is missing (a first sync dropped it to land faster). */
+  | { readonly id: number; readonly kind: 'cardIndex' };
 
 /** The writer thread's answer to a {@link CommitRequest}: counts item by item, or the error. */
 export type CommitReply =
-  | { readonly id: number; readonly counts: readonly (WindowCounts | CardPageCounts)[] }
+  | {
+      readonly id: number;
+      readonly counts: readonly (WindowCounts | CardPageCounts)[];
+      /** Set when a `cardIndex` request built the index: how long that took, in ms. */
+      readonly indexBuiltMs?: number;
+    }
   | { readonly id: number; readonly error: { readonly message: string; readonly code?: string } };

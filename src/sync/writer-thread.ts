@@ -4,6 +4,7 @@
  * main thread keeps the network busy. See {@link WriterThread}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { ensureCardIndex } from '../mirror/card-index.js';
 import { createMirrorWriters } from '../mirror/mirror-writers.js';
 import { openMirror } from '../mirror/open-mirror.js';
 import { writeWindow } from './window-commit.js';
@@ -37,15 +38,22 @@ port.on('message', (request: CommitRequest | 'close') => {
   }
   let reply: CommitReply;
   try {
-    const counts =
-      request.kind === 'checkpoint'
-        ? checkpoint()
-        : writers.atomically(() =>
-            request.kind === 'windows'
-              ? request.items.map((window) => writeWindow(writers, request.runId, window))
-              : request.items.map((page) => writeCardPage(page, request.runId)),
-          );
-    reply = { id: request.id, counts };
+    if (request.kind === 'cardIndex') {
+      const started = performance.now();
+      reply = ensureCardIndex(mirror.db)
+        ? { id: request.id, counts: [], indexBuiltMs: Math.round(performance.now() - started) }
+        : { id: request.id, counts: [] };
+    } else {
+      const counts =
+        request.kind === 'checkpoint'
+          ? checkpoint()
+          : writers.atomically(() =>
+              request.kind === 'windows'
+                ? request.items.map((window) => writeWindow(writers, request.runId, window))
+                : request.items.map((page) => writeCardPage(page, request.runId)),
+            );
+      reply = { id: request.id, counts };
+    }
   } catch (error) {
     const { message, code } = error as { message?: string; code?: unknown };
     reply = {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { dropCardIndexWhileEmpty, hasCardIndex } from '../../src/mirror/card-index.js';
 import { WriterThread } from '../../src/sync/writer-thread-client.js';
 import { card, useTempMirrors } from '../mirror/mirror-fixtures.js';
 
@@ -49,6 +50,19 @@ describe('WriterThread', () => {
 
     await thread.checkpoint();
     expect(cardsInMainFile(mirror.file)).toBe(2);
+  });
+
+  it('builds a missing index by card, once, and says how long it took', async () => {
+    const mirror = openMirror();
+    expect(dropCardIndexWhileEmpty(mirror.db)).toBe(true);
+    const thread = WriterThread.start(mirror.file);
+    temp.defer(() => thread.close());
+    expect(hasCardIndex(mirror.db)).toBe(false);
+
+    const built = await thread.buildCardIndex();
+    expect(built).toBeTypeOf('number');
+    expect(hasCardIndex(mirror.db)).toBe(true);
+    expect(await thread.buildCardIndex()).toBeUndefined();
   });
 
   it('checkpoints only once what was sent before it has landed', async () => {
