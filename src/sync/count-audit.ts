@@ -69,7 +69,8 @@ const PAGE_ROWS = 100;
  * something other than its status. Where they differ, the range is halved until it is small for
  * the changes it holds, then read again (the upsert writes the new statuses and rows). So a night
  * whose old rows did not move costs four requests, whatever the history (four more for the
- * history before it, `before`), and each change costs O(log n) of them. This is also how status changes of rows older than the lookback are caught.
+ * history before it, `before`), and each change costs O(log n) of them. This is also how status
+ * changes of rows older than the lookback are caught.
  *
  * Each range is counted out to the nearest millisecond on either side where the mirror holds no
  * row, and the upstream is asked for it widened by that millisecond: so the mirror's count is
@@ -148,7 +149,7 @@ export async function auditCounts(
   // Counts asked for over a range that turned out not to be its extent were sent all the same.
   if (options.asked && ahead !== options.asked) audit.queries += STATUS_FILTERS.length;
   ahead?.catch(() => {});
-  // The history before, counted beside it from the start.
+  // The history before the range (before the oldest card): its counts are asked for now too.
   const before = options.before;
   const beforeExtent = before ? extent(before) : null;
   let beforeAhead = beforeExtent ? upstream(beforeExtent) : null;
@@ -426,8 +427,9 @@ function mirrorTally(
  * Keep the list of vanished rows (`vanished_transactions`) true to what the audit read: list
  * the mirrored rows of `surplusRanges` that the reading did not see (the upstream no longer
  * shows them, valid or malformed), adding each newly listed id to `vanished`; and take off the
- * list any row of `reread` that the reading saw again. By id: the ranges may overlap, and summed per range, a
- * dense millisecond that four surplus ranges reached counted each of its lost rows four times.
+ * list any row of `reread` that the reading saw again. By id: the ranges may overlap, and
+ * summed per range, a dense millisecond that four surplus ranges reached counted each of its
+ * lost rows four times.
  */
 function listVanished(
   vanished: Set<string>,

@@ -27,7 +27,7 @@ export interface WindowBatchResult {
    * rows): valid rows and malformed records that carry their own id alike.
    */
   readonly seen: Set<string> | null;
-  /** Whether every window's distinct ids matched its count: else `seen` may lack rows that are there. */
+  /** Whether every window's distinct ids matched its count; if not, `seen` may lack rows. */
   readonly verified: boolean;
 }
 
