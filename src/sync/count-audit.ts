@@ -1,7 +1,14 @@
 import type { TransactionStatus } from '../contract/index.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import type { TransactionCounts, UnsettledCounts } from './sync-result.js';
-import { canSplit, isoTime, splitRange, type TimeRange } from './time-range.js';
+import {
+  canSplit,
+  HISTORY_FLOOR,
+  isoTime,
+  splitRange,
+  startTimeFilter,
+  type TimeRange,
+} from './time-range.js';
 import { syncWindows } from './transaction-sync.js';
 
 /** What the closing count check found. */
@@ -124,7 +131,8 @@ export async function auditCounts(
   // millisecond with two moved rows took 18,252 count requests and 3,003 reads of the run).
   const extent = (r: TimeRange): TimeRange | null => {
     let { start, end } = r;
-    while (mirrored(start - 1, start - 1).rows > 0) {
+    // Nothing lies below the floor: a range starting there is asked for with no lower bound.
+    while (start > HISTORY_FLOOR && mirrored(start - 1, start - 1).rows > 0) {
       start -= 1;
       if (r.start - start >= EXTENT_CAP_MS) return null;
     }
@@ -254,9 +262,6 @@ export async function auditCounts(
   return { audit, unsettled };
 }
 
-/** No transaction is older than this (2000-01-01): where the history before the first card ends. */
-export const HISTORY_FLOOR = Date.UTC(2000, 0, 1);
-
 /**
  * The history before a merchant's synced range, which starts at its oldest card: no window
  * reads it, and a transaction dated earlier (a clock apart, a backdated posting, an import)
@@ -277,7 +282,7 @@ export async function askUpstream(context: MerchantSyncContext, range: TimeRange
     STATUS_FILTERS.map(async (status) => {
       const page = await context.api.listTransactions(
         {
-          startTime: isoTime(range.start - 1),
+          ...startTimeFilter(range.start),
           endTime: isoTime(range.end + 1),
           ...(status ? { status } : {}),
           page: 1,
@@ -414,7 +419,12 @@ function mirrorTally(
      WHERE v.merchant_id = @merchantId AND v.created_at BETWEEN @start AND @end`,
   );
   return (start, end) => {
-    const range = { merchantId, start: isoTime(start), end: isoTime(end) };
+    // From the history floor down, no lower bound: as the upstream is asked (startTimeFilter).
+    const range = {
+      merchantId,
+      start: start <= HISTORY_FLOOR ? '' : isoTime(start),
+      end: isoTime(end),
+    };
     const run = { ...range, runId: context.runId };
     return minus(
       plus(mirrored.get(range) as Tally, quarantined.get(run) as Tally),

@@ -60,3 +60,18 @@ export function canSplit(range: TimeRange): boolean {
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/**
+ * Where the history before a merchant's oldest card begins (2000-01-01). A range that starts
+ * there is asked for with no `startTime` (the interface lets a reader leave either bound out):
+ * no upstream is asked about a date it might refuse, and a row dated earlier still counts.
+ */
+export const HISTORY_FLOOR = Date.UTC(2000, 0, 1);
+
+/**
+ * The `startTime` of a query over a range starting at `start`, widened by 1 ms (reference-model
+ * section 7 leaves the filters' inclusiveness open); none from {@link HISTORY_FLOOR} down.
+ */
+export function startTimeFilter(start: number): { startTime?: string } {
+  return start <= HISTORY_FLOOR ? {} : { startTime: isoTime(start - 1) };
+}

@@ -1,7 +1,7 @@
 import type { MalformedRecordError, PageResult } from '../api/index.js';
 import type { ListTransactionsQuery, Transaction } from '../contract/index.js';
 import { coarseFirst, SplitDensity } from './split-density.js';
-import { canSplit, isoTime, splitRange, type TimeRange } from './time-range.js';
+import { canSplit, isoTime, splitRange, startTimeFilter, type TimeRange } from './time-range.js';
 
 /** The part of the API client a window needs. */
 export interface TransactionLister {
@@ -111,7 +111,7 @@ export async function fetchWindow(
   const pageSize = options.pageSize ?? 100;
   const base: ListTransactionsQuery = {
     ...window.filter,
-    startTime: isoTime(window.range.start - 1),
+    ...startTimeFilter(window.range.start),
     endTime: isoTime(window.range.end + 1),
   };
   const call = { signal: options.signal };

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListTransactionsQuery } from '../../src/contract/index.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 describe('a transaction dated before the merchant’s oldest card', () => {
   let w: SyncWorld;
@@ -41,8 +42,24 @@ describe('a transaction dated before the merchant’s oldest card', () => {
       amount: '12.34',
       createdAt: oldestCard - 2 * 86_400_000,
     });
-    const found = await w.sync();
+    const asked: ListTransactionsQuery[] = [];
+    const found = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        listTransactions: (query, options) => {
+          asked.push(query);
+          return api.listTransactions(query, options);
+        },
+      }),
+    });
     expect(found.outcome).toBe('done');
+    // The time before the first card is asked for with no lower bound, which the interface
+    // allows, rather than from a date an upstream might refuse.
+    const before = asked.filter((q) => q.startTime === undefined && q.limit === 1);
+    expect(before.length).toBeGreaterThanOrEqual(4);
+    for (const q of before) expect(Date.parse(q.endTime ?? '')).toBeLessThanOrEqual(oldestCard);
+    for (const q of asked)
+      if (q.startTime !== undefined) expect(q.startTime >= '2000-01-01').toBe(true);
     expect(found.merchants[0]?.audit.reread).toBeGreaterThan(0);
     expect(mirrored(w.mirrorFile, early)).toBe(true);
     expect(compareMirror(w.t.sandbox, w.mirrorFile)).toEqual(NO_DIFFERENCES);
