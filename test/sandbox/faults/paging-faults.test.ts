@@ -154,6 +154,9 @@ describe('fault lab: page size and drift while paging', () => {
     expect((await page(t, '/transactions', {})).pagination.total).toBe(
       counted.pagination.total + 2,
     );
+    // A limit the service refuses matches no such rule: the 400, with nothing drifted.
+    const refused = await rawCall(t, 'GET', '/transactions', { query: { limit: 'lots' } });
+    expect(refused.status).toBe(400);
     const listed = await t.control.get('/_control/faults');
     expect(listed.body.rules[0]).toMatchObject({ calls: 2, fired: 2 });
   });
