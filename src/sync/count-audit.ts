@@ -147,7 +147,7 @@ export async function auditCounts(
   // (which takes a while on a long history); the first round uses them.
   const countable = extent(range);
   const top = countable ?? range;
-  let ahead: Promise<Tally> | null =
+  const ahead: Promise<Tally> | null =
     options.asked && top === range && countable
       ? options.asked
       : countable
@@ -156,12 +156,15 @@ export async function auditCounts(
   if (ahead) audit.queries += STATUS_FILTERS.length;
   // Counts asked for over a range that turned out not to be its extent were sent all the same.
   if (options.asked && ahead !== options.asked) audit.queries += STATUS_FILTERS.length;
-  ahead?.catch(() => {});
-  // The history before the range (before the oldest card): its counts are asked for now too.
+  // The first round's counts asked for already, by the range they are for, with its extent:
+  // the whole range's and those of the history before it (before the oldest card).
+  const askedFirst = new Map<TimeRange, { q: TimeRange; up: Promise<Tally> }>();
+  if (ahead) askedFirst.set(range, { q: top, up: ahead });
   const before = options.before;
   const beforeExtent = before ? extent(before) : null;
-  let beforeAhead = beforeExtent ? upstream(beforeExtent) : null;
-  beforeAhead?.catch(() => {});
+  if (before && beforeExtent)
+    askedFirst.set(before, { q: beforeExtent, up: upstream(beforeExtent) });
+  for (const { up } of askedFirst.values()) up.catch(() => {});
   // undici writes a request on an idle keep-alive socket from an immediate of its own, queued
   // after this one: the second turn starts once they are written.
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
@@ -188,22 +191,16 @@ export async function auditCounts(
       const next: TimeRange[] = [];
       await Promise.all(
         level.map(async (r) => {
-          const early = r === range && ahead !== null;
-          const earlyBefore = r === before && beforeAhead !== null;
-          const q = early ? top : earlyBefore ? beforeExtent : extent(r);
+          const first = askedFirst.get(r);
+          askedFirst.delete(r);
+          const q = first ? first.q : extent(r);
           if (q === null) {
             // Not countable at an edge: halved without asking until it is short, then read.
             if (r.end - r.start < EXTENT_CAP_MS || !canSplit(r)) reread.push(r);
             else next.push(...splitRange(r, 2));
             return;
           }
-          const up = await (early && ahead
-            ? ahead
-            : earlyBefore && beforeAhead
-              ? beforeAhead
-              : upstream(q));
-          if (early) ahead = null;
-          if (earlyBefore) beforeAhead = null;
+          const up = await (first ? first.up : upstream(q));
           const mine = mirrored(q.start, q.end);
           if (same(up, mine)) return;
           const surplus = up.rows < mine.rows;

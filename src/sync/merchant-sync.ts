@@ -3,6 +3,7 @@ import { UpstreamError } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import { utcInstant } from '../contract/utc-instant.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
+import { logCardIndexBuilt } from './card-index-build.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
 import {
   askUpstream,
@@ -143,8 +144,7 @@ export async function syncMerchant(
     // writer thread builds it while this one audits, instead of after the audit (about 0.7 s at
     // 1M rows, which the audit mostly covers).
     const indexed = context.writerThread.buildCardIndex().then((durationMs) => {
-      if (durationMs !== undefined)
-        context.logger.info({ durationMs }, 'built the index by card over the rows landed');
+      if (durationMs !== undefined) logCardIndexBuilt(context.logger, durationMs);
     });
     // Awaited below; a run that stops first leaves it to the writer thread's close.
     indexed.catch(() => {});

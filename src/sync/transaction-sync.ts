@@ -7,7 +7,12 @@ import type { TransactionCounts } from './sync-result.js';
 import type { TimeRange } from './time-range.js';
 import { BATCH_ROWS, windowBatcher } from './window-batcher.js';
 import { type WindowCommit, type WindowKind, windowParts } from './window-commit.js';
-import { fetchWindow, type WindowFilter, type WindowQuery } from './window-fetcher.js';
+import {
+  fetchWindow,
+  ownTransactionId,
+  type WindowFilter,
+  type WindowQuery,
+} from './window-fetcher.js';
 import { runWorkPool } from './work-pool.js';
 
 /** A window in the pool. */
@@ -148,8 +153,8 @@ export async function syncWindows(
           for (const id of result.rows.keys()) seen.add(id);
           for (const id of result.landedAhead) seen.add(id);
           for (const error of result.rejected) {
-            const own = (error.raw as { transactionId?: unknown } | null)?.transactionId;
-            if (typeof own === 'string') seen.add(own);
+            const own = ownTransactionId(error);
+            if (own !== undefined) seen.add(own);
           }
         }
         counts.windows += 1;

@@ -145,9 +145,9 @@ export async function fetchWindow(
       page.rejected.forEach((error, index) => {
         // Its own transactionId, not the first id the record carries: that may be its card's,
         // shared by other malformed records of the card, which would then count as one.
-        const own = (error.raw as { transactionId?: unknown } | null)?.transactionId;
+        const own = ownTransactionId(error);
         const id =
-          typeof own === 'string' && own.length > 0 ? own : `page${page.pagination.page}#${index}`;
+          own !== undefined && own.length > 0 ? own : `page${page.pagination.page}#${index}`;
         seen.add(id);
         rejected.set(id, error);
       });
@@ -240,4 +240,10 @@ async function readRemainingPages(
     throw error;
   }
   await landing;
+}
+
+/** The `transactionId` a malformed record carries as its own, if it is text. */
+export function ownTransactionId(error: MalformedRecordError): string | undefined {
+  const own = (error.raw as { transactionId?: unknown } | null)?.transactionId;
+  return typeof own === 'string' ? own : undefined;
 }

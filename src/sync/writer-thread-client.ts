@@ -21,8 +21,11 @@ export class WriterThreadError extends Error {
   }
 }
 
+/** The thread's answer when the request succeeded. */
+type Answer = Extract<CommitReply, { counts: unknown }>;
+
 interface Pending {
-  resolve(reply: Extract<CommitReply, { counts: unknown }>): void;
+  resolve(reply: Answer): void;
   reject(error: Error): void;
 }
 
@@ -108,9 +111,7 @@ export class WriterThread {
     await this.#send((id) => ({ id, kind: 'checkpoint' }));
   }
 
-  #send(
-    request: (id: number) => CommitRequest,
-  ): Promise<Extract<CommitReply, { counts: unknown }>> {
+  #send(request: (id: number) => CommitRequest): Promise<Answer> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#closed) return Promise.reject(new WriterThreadError('the writer thread is closed'));
     const id = this.#nextId++;

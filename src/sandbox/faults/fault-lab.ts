@@ -157,8 +157,7 @@ export class FaultLab {
       if (match.operation !== undefined && match.operation !== '*' && match.operation !== operation)
         continue;
       if (match.merchantId !== undefined && match.merchantId !== merchantId) continue;
-      if (match.minLimit !== undefined && !(limit !== undefined && limit >= match.minLimit))
-        continue;
+      if (match.minLimit !== undefined && (limit ?? 0) < match.minLimit) continue;
       if (!operationsFor(rule.kind).includes(operation)) continue;
       if (ending && ENDING_KINDS.has(rule.kind)) continue;
       if (rule.times !== undefined && armed.fired >= rule.times) continue;
