@@ -19,6 +19,15 @@ export const CREATE_CARD_INDEX = `CREATE INDEX IF NOT EXISTS ${CARD_INDEX} ON tr
  */
 const BUILD_SORT_KIB = 2_048;
 
+/**
+ * Threads SQLite's sorter may start besides the connection's own while the index is built: with
+ * one, runs are sorted and written in the background while the table is read. Measured on the
+ * index of 1M rows: 0.95-1.0 s against 1.2-1.5 s alone, at the same peak RSS (two threads: no
+ * faster, 4 MiB more). The build runs at the end of a first sync, while the main thread mostly
+ * waits on the closing audit's requests, so the second core is free.
+ */
+const BUILD_SORT_THREADS = 1;
+
 /** True when the mirror has the index. */
 export function hasCardIndex(db: SqliteDatabase): boolean {
   return (
@@ -51,13 +60,16 @@ export function ensureCardIndex(db: SqliteDatabase): boolean {
   if (hasCardIndex(db)) return false;
   const tempStore = db.pragma('temp_store', { simple: true }) as number;
   const cacheSize = db.pragma('cache_size', { simple: true }) as number;
+  const threads = db.pragma('threads', { simple: true }) as number;
   db.pragma('temp_store = FILE');
   db.pragma(`cache_size = ${-BUILD_SORT_KIB}`);
+  db.pragma(`threads = ${BUILD_SORT_THREADS}`);
   try {
     db.exec(CREATE_CARD_INDEX);
   } finally {
     db.pragma(`temp_store = ${tempStore}`);
     db.pragma(`cache_size = ${cacheSize}`);
+    db.pragma(`threads = ${threads}`);
   }
   return true;
 }

@@ -66,6 +66,7 @@ describe('the index by card, built last by a first sync', () => {
     const before = [
       db.pragma('temp_store', { simple: true }),
       db.pragma('cache_size', { simple: true }),
+      db.pragma('threads', { simple: true }),
     ];
 
     expect(ensureCardIndex(db)).toBe(true);
@@ -77,6 +78,7 @@ describe('the index by card, built last by a first sync', () => {
     expect([
       db.pragma('temp_store', { simple: true }),
       db.pragma('cache_size', { simple: true }),
+      db.pragma('threads', { simple: true }),
     ]).toEqual(before);
     expect(ensureCardIndex(db)).toBe(false);
   });
