@@ -13,6 +13,7 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CARD_INDEX, hasCardIndex } from '../../src/mirror/card-index.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
 import { CLI, finished, runCliProcess, unprivilegedUser } from '../support/cli-process.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
@@ -134,6 +135,35 @@ describe('a mirror whose environment fails', () => {
     expect(fixed.code, fixed.stderr).toBe(0);
     expect(compareMirror(f.t.sandbox, f.db)).toEqual(NO_DIFFERENCES);
     expect(integrity(f.db)).toEqual([{ integrity_check: 'ok' }]);
+  }, 60_000);
+
+  it('exits 4 on a full disk, not 2 as if unopenable, when a stopped first sync left the index by card unbuilt', async () => {
+    const first = await runCliProcess(['sync'], f.env);
+    expect(first.code, first.stderr).toBe(0);
+    // What a first sync stopped (SIGTERM, SIGKILL) before its index build leaves: rows, no index.
+    const db = new Database(f.db);
+    db.exec(`DROP INDEX ${CARD_INDEX}`);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+
+    // Room for the run's own records, not for the index (about 20 pages of 16 KiB).
+    const limited = await runLimited(['sync'], f.env, 64);
+    expect(limited.code, limited.stderr).toBe(4);
+    expect(messageLines(limited.stderr)).toEqual([
+      expect.stringMatching(
+        /^cardsync: sync incomplete: cannot write the mirror .*mirror\.sqlite: disk I\/O error \(SQLITE_IOERR_WRITE\); what was landed is committed/,
+      ),
+    ]);
+    expect(integrity(f.db)).toEqual([{ integrity_check: 'ok' }]);
+
+    const fixed = await runCliProcess(['sync'], f.env);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    const after = openMirror(f.db, { writable: false });
+    try {
+      expect(hasCardIndex(after.db)).toBe(true);
+    } finally {
+      await after.close();
+    }
   }, 60_000);
 
   it('names a mirror found damaged mid-run, with what to do, instead of an internal error', async () => {
