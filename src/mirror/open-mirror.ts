@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { ensureCardIndex } from './card-index.js';
 import { type MigrationReport, migrateMirror } from './migrations.js';
 import { MirrorError } from './mirror-error.js';
+import { mirrorFailureOf } from './mirror-failure.js';
 import { holderIsLive, readHolder } from './mirror-lock.js';
 import type { MirrorDatabase } from './mirror-schema.js';
 import type { SqliteDatabase } from './sqlite-database.js';
@@ -120,7 +121,7 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
     db.pragma(`journal_size_limit = ${CHECKPOINT_BYTES}`);
     const migration = migrateMirror(db);
     if (options.writable !== false && options.repairCardIndex !== false && !syncAtWork(db))
-      ensureCardIndex(db);
+      repairCardIndex(db);
     let kysely: Promise<Kysely<MirrorDatabase>> | undefined;
     return {
       file,
@@ -146,6 +147,20 @@ export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirro
       `cannot open the mirror ${file}: ${(error as Error).message}`,
       { cause: error },
     );
+  }
+}
+
+/**
+ * Build a missing index by card if the mirror can take it now. A mirror that cannot be written
+ * (a full disk) or is damaged still opens: the command meets that where it writes, with its own
+ * message and exit code (a sync: 4, what was landed kept), instead of exit 2 as if the file could
+ * not be opened at all; the index is left for the next open or the sync's end to build.
+ */
+function repairCardIndex(db: SqliteDatabase): void {
+  try {
+    ensureCardIndex(db);
+  } catch (error) {
+    if (mirrorFailureOf(error) === undefined) throw error;
   }
 }
 
