@@ -84,6 +84,10 @@ describe('fault lab: profile files', () => {
       'rules[0].match.minLimit applies to listCards and listTransactions only, not getCard',
     ],
     [
+      { rules: [{ kind: 'commit-then-drop', match: { minLimit: 2 } }] },
+      'rules[0].match.minLimit applies to listCards and listTransactions only, which a commit-then-drop rule never matches',
+    ],
+    [
       { rules: [{ kind: 'drift', insert: 1, match: { minLimit: 0 } }] },
       'rules[0].match.minLimit must be >= 1',
     ],

@@ -161,6 +161,23 @@ describe('fault lab: page size and drift while paging', () => {
     expect(listed.body.rules[0]).toMatchObject({ calls: 2, fired: 2 });
   });
 
+  it('matches under minLimit any limit the service serves, however many digits it is written in', async () => {
+    await setFaults(t, [
+      { kind: 'drift', insert: 1, match: { operation: 'listTransactions', minLimit: 2 } },
+    ]);
+    const counted = await page(t, '/transactions', { limit: 1 });
+    // Decimal digits, so the service serves them: 50 rows asked for, and a billion (clamped to
+    // its largest page). Each asks for at least 2 rows, so each drifts.
+    const padded = await page(t, '/transactions', { limit: '0000000050' });
+    expect(padded.pagination.limit).toBe(50);
+    expect(padded.pagination.total).toBe(counted.pagination.total + 1);
+    const huge = await page(t, '/transactions', { limit: '1000000000' });
+    expect(huge.pagination.limit).toBe(100);
+    expect(huge.pagination.total).toBe(counted.pagination.total + 2);
+    const listed = await t.control.get('/_control/faults');
+    expect(listed.body.rules[0]).toMatchObject({ calls: 2, fired: 2 });
+  });
+
   it('leaves other merchants and other routes alone while drifting', async () => {
     await issueActiveCard(t, 1);
     const otherBefore = JSON.parse(
