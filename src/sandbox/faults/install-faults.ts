@@ -104,13 +104,17 @@ export function installFaults(app: FastifyInstance, options: FaultHookOptions): 
 
 /**
  * The rows a list call asks for: its `limit`, or the service's default when absent; undefined
- * for other calls and for a `limit` that is not a whole number (the handler refuses it).
+ * for other calls and for a `limit` the service refuses (not decimal digits, or too long to be a
+ * number). Any count of digits, as the service reads them: `0000000050` asks for 50 rows, and
+ * `1000000000` for a largest page; a bound on the digits let such calls pass every minLimit rule.
  */
 function askedLimit(operation: OperationId, request: FastifyRequest): number | undefined {
   if (!LIST_OPERATIONS.includes(operation)) return undefined;
   const raw = (request.query as Record<string, unknown> | undefined)?.limit;
   if (raw === undefined) return DEFAULT_PAGE_SIZE;
-  return typeof raw === 'string' && /^[0-9]{1,9}$/.test(raw) ? Number(raw) : undefined;
+  if (typeof raw !== 'string' || !/^[0-9]+$/.test(raw)) return undefined;
+  const limit = Number(raw);
+  return Number.isFinite(limit) ? limit : undefined;
 }
 
 /** The largest page a list call may serve: the service's maximum, or less under a fault. */

@@ -69,10 +69,16 @@ function ruleProblems(value: unknown, field: string): string[] {
     typeof operation !== 'string' ||
     operation === '*' ||
     LIST_OPERATIONS.includes(operation as never);
-  if (isRecord(value.match) && value.match.minLimit !== undefined && !listed) {
-    problems.push(
-      `${field}.match.minLimit applies to ${LIST_OPERATIONS.join(' and ')} only, not ${operation}`,
-    );
+  if (isRecord(value.match) && value.match.minLimit !== undefined) {
+    const lists = LIST_OPERATIONS.join(' and ');
+    if (!listed)
+      problems.push(`${field}.match.minLimit applies to ${lists} only, not ${operation}`);
+    // A kind that never acts on a list call (commit-then-drop) would never fire: refused like
+    // an operation it cannot act on.
+    else if (!allowed.some((id) => LIST_OPERATIONS.includes(id)))
+      problems.push(
+        `${field}.match.minLimit applies to ${lists} only, which a ${kind} rule never matches`,
+      );
   }
   if (kind === 'drift' && !value.insert && !value.progress) {
     problems.push(`${field}.insert or ${field}.progress must be above 0 for a drift rule`);
