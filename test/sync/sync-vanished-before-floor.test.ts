@@ -1,0 +1,85 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CardIssuingClient } from '../../src/api/index.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { HISTORY_FLOOR } from '../../src/sync/time-range.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
+import { compareMirror } from '../support/mirror-comparison.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+describe('a row dated before the history floor that the upstream no longer shows', () => {
+  let w: SyncWorld;
+  let card: string;
+  let oldestCard: number;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'vanished-before-floor',
+      world: { cards: 20, transactions: 300, days: 20, anomaliesPerCode: 0 },
+    });
+    card = activeCard(w.t);
+    oldestCard = w.t.sandbox.context.store.db
+      .prepare('SELECT min(created_at) FROM cards')
+      .pluck()
+      .get() as number;
+  });
+  afterAll(async () => w.close());
+
+  const post = (createdAt: number) =>
+    postForced(w.t, card, { type: 'VERIFICATION', status: 'COMPLETED', amount: '0.00', createdAt });
+
+  /** The upstream as it would answer had it lost `id`: never listed, never counted. */
+  const losing =
+    (id: string) =>
+    (api: CardIssuingClient): SyncApi => ({
+      ...syncApiOf(api),
+      async listTransactions(query, options) {
+        const page = await api.listTransactions(query, options);
+        const lost = w.t.sandbox.context.store.transactions.get(id);
+        if (!lost) return page;
+        const holds =
+          (query.status === undefined || query.status === lost.status) &&
+          (query.startTime === undefined || Date.parse(query.startTime) <= lost.createdAt) &&
+          (query.endTime === undefined || lost.createdAt <= Date.parse(query.endTime));
+        if (!holds) return page;
+        return {
+          ...page,
+          records: page.records.filter((t) => t.transactionId !== id),
+          pagination: { ...page.pagination, total: page.pagination.total - 1 },
+        };
+      },
+    });
+
+  const listed = (): string[] => {
+    const db = new Database(w.mirrorFile, { readonly: true });
+    try {
+      return db
+        .prepare('SELECT transaction_id FROM vanished_transactions')
+        .pluck()
+        .all() as string[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it('is listed as vanished, so a later late posting before the oldest card is still read', async () => {
+    // Dated a day before the floor (an epoch-like default of an upstream, say): the audit counts
+    // it, since the history before the oldest card is asked for with no lower bound.
+    const lost = await post(HISTORY_FLOOR - 86_400_000);
+    expect((await w.sync()).outcome).toBe('done');
+    expect(compareMirror(w.t.sandbox, w.mirrorFile).missingTransactions).not.toContain(lost);
+
+    const gone = await w.sync({ wrapApi: losing(lost) });
+    expect(gone.outcome).toBe('done');
+    expect(gone.merchants[0]?.unsettled.vanished).toBe(1);
+    expect(listed()).toEqual([lost]);
+
+    // A later night: a row of the same status posted late before the oldest card. Counting the
+    // lost row would offset it, and nothing but the audit reads that time.
+    const late = await post(oldestCard - 2 * 86_400_000);
+    const night = await w.sync({ wrapApi: losing(lost) });
+    expect(night.outcome).toBe('done');
+    expect(night.merchants[0]?.audit.surplus).toBe(0);
+    expect(compareMirror(w.t.sandbox, w.mirrorFile).missingTransactions).not.toContain(late);
+  });
+});
