@@ -416,12 +416,7 @@ function mirrorTally(
      WHERE v.merchant_id = @merchantId AND v.created_at BETWEEN @start AND @end`,
   );
   return (start, end) => {
-    // From the history floor down, no lower bound: as the upstream is asked (startTimeFilter).
-    const range = {
-      merchantId,
-      start: start <= HISTORY_FLOOR ? '' : isoTime(start),
-      end: isoTime(end),
-    };
+    const range = { merchantId, start: lowerBound(start), end: isoTime(end) };
     const run = { ...range, runId: context.runId };
     return minus(
       plus(mirrored.get(range) as Tally, quarantined.get(run) as Tally),
@@ -466,16 +461,27 @@ function listVanished(
   const foundAt = isoTime(context.clock());
   db.transaction(() => {
     for (const r of ranges.reread)
-      for (const id of listed.all(merchantId, isoTime(r.start), isoTime(r.end)) as string[])
+      for (const id of listed.all(merchantId, lowerBound(r.start), isoTime(r.end)) as string[])
         if (seen.has(id)) unlist.run(id);
     for (const r of ranges.surplusRanges) {
       // All, not iterated: the connection cannot write while a statement still reads.
-      const rows = mirrored.all(merchantId, isoTime(r.start), isoTime(r.end)) as [string, string][];
+      const from = lowerBound(r.start);
+      const rows = mirrored.all(merchantId, from, isoTime(r.end)) as [string, string][];
       for (const [id, createdAt] of rows)
         if (!seen.has(id) && list.run(id, merchantId, createdAt, context.runId, foundAt).changes)
           vanished.add(id);
     }
   })();
+}
+
+/**
+ * The lowest `created_at` of the mirror's rows in a range starting at `start`: none from the
+ * history floor down, as the upstream is asked ({@link startTimeFilter}). Counting and listing
+ * alike: a row dated before the floor that the audit counted but could not list kept its range
+ * one above the upstream for good, and offset a later late posting there.
+ */
+function lowerBound(start: number): string {
+  return start <= HISTORY_FLOOR ? '' : isoTime(start);
 }
 
 /**
