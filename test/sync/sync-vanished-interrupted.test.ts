@@ -1,0 +1,79 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CardIssuingClient } from '../../src/api/index.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+describe('a run stopped while the count audit reads a range with rows gone', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'vanished-interrupted',
+      world: { cards: 30, transactions: 400, days: 30, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  const listed = (): string[] => {
+    const db = new Database(w.mirrorFile, { readonly: true });
+    try {
+      return db
+        .prepare('SELECT transaction_id FROM vanished_transactions')
+        .pluck()
+        .all() as string[];
+    } finally {
+      db.close();
+    }
+  };
+
+  /**
+   * The upstream having lost `id`, serving pages of 10 rows (so the audit's range is cut in
+   * parts), and `stop` aborted as soon as the audit's first page read is answered: the parts
+   * queued behind it never start.
+   */
+  const losingThenStopped =
+    (id: string, stop: AbortController) =>
+    (api: CardIssuingClient): SyncApi => {
+      let auditing = false;
+      return {
+        ...syncApiOf(api),
+        async listTransactions(query, options) {
+          const counting = query.limit === 1;
+          if (counting) auditing = true;
+          const asked = counting ? query : { ...query, limit: Math.min(query.limit ?? 20, 10) };
+          const page = await api.listTransactions(asked, options);
+          if (auditing && !counting) stop.abort();
+          const lost = w.t.sandbox.context.store.transactions.get(id);
+          if (!lost) return page;
+          const holds =
+            (query.status === undefined || query.status === lost.status) &&
+            (query.startTime === undefined || Date.parse(query.startTime) <= lost.createdAt) &&
+            (query.endTime === undefined || lost.createdAt <= Date.parse(query.endTime));
+          if (!holds) return page;
+          return {
+            ...page,
+            records: page.records.filter((t) => t.transactionId !== id),
+            pagination: { ...page.pagination, total: page.pagination.total - 1 },
+          };
+        },
+      };
+    };
+
+  it('lists no row it never read as vanished', async () => {
+    const lost = await postForced(w.t, activeCard(w.t), {
+      type: 'VERIFICATION',
+      status: 'COMPLETED',
+      amount: '0.00',
+      createdAt: Date.now() - 10 * 86_400_000,
+    });
+    expect((await w.sync()).outcome).toBe('done');
+    const stop = new AbortController();
+    const stopped = await w.sync({ signal: stop.signal, wrapApi: losingThenStopped(lost, stop) });
+    expect(stop.signal.aborted).toBe(true);
+    expect(stopped.outcome).toBe('interrupted');
+    // The range's parts were never read: none of its rows is known to be gone.
+    expect(listed()).toEqual([]);
+  });
+});
