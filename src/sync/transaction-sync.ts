@@ -32,7 +32,10 @@ export interface WindowBatchResult {
    * rows): valid rows and malformed records that carry their own id alike.
    */
   readonly seen: Set<string> | null;
-  /** Whether every window's distinct ids matched its count; if not, `seen` may lack rows. */
+  /**
+   * Whether every window was read and its distinct ids matched its count; if not, `seen` may
+   * lack rows.
+   */
   readonly verified: boolean;
 }
 
@@ -188,5 +191,7 @@ export async function syncWindows(
     // Finished windows land even when the pool stopped on an error or a signal.
     await batcher.flush();
   }
-  return { seen, verified };
+  // A stop leaves the windows not yet started unread without an error (the pool just starts no
+  // more): `seen` then lacks their rows, and the audit would list every one of them as gone.
+  return { seen, verified: verified && !context.signal.aborted };
 }
