@@ -5,6 +5,7 @@ import {
   canSplit,
   HISTORY_FLOOR,
   isoTime,
+  lowerBound,
   splitRange,
   startTimeFilter,
   type TimeRange,
@@ -472,16 +473,6 @@ function listVanished(
           vanished.add(id);
     }
   })();
-}
-
-/**
- * The lowest `created_at` of the mirror's rows in a range starting at `start`: none from the
- * history floor down, as the upstream is asked ({@link startTimeFilter}). Counting and listing
- * alike: a row dated before the floor that the audit counted but could not list kept its range
- * one above the upstream for good, and offset a later late posting there.
- */
-function lowerBound(start: number): string {
-  return start <= HISTORY_FLOOR ? '' : isoTime(start);
 }
 
 /**

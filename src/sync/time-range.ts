@@ -75,3 +75,15 @@ export const HISTORY_FLOOR = Date.UTC(2000, 0, 1);
 export function startTimeFilter(start: number): { startTime?: string } {
   return start <= HISTORY_FLOOR ? {} : { startTime: isoTime(start - 1) };
 }
+
+/**
+ * The lowest `created_at` (as the mirror compares them, as text) of a range starting at `start`:
+ * none from {@link HISTORY_FLOOR} down, where the upstream is asked with no `startTime`. The
+ * audit counts and lists the mirror's rows from it, and a window's record starts there: a row
+ * dated before the floor that the audit counted but could not list kept its range one above
+ * the upstream for good, and one a window read was never taken for read (its quarantine row
+ * stayed open, and its range was read again every night).
+ */
+export function lowerBound(start: number): string {
+  return start <= HISTORY_FLOOR ? '' : isoTime(start);
+}

@@ -3,7 +3,7 @@ import type { MirrorWriters } from '../mirror/mirror-writers.js';
 import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import type { WriteCounts } from '../mirror/transaction-writer.js';
 import { screenTransactions } from './record-screen.js';
-import { isoTime, mergeRanges, type TimeRange } from './time-range.js';
+import { isoTime, lowerBound, mergeRanges, type TimeRange } from './time-range.js';
 
 /** What kind of work a window was, as the run record shows it. */
 export type WindowKind = 'history' | 'lookback' | 'tail' | 'audit';
@@ -70,7 +70,7 @@ export function writeWindow(
     runId,
     merchantId: window.merchantId,
     kind: window.kind,
-    startAt: isoTime(window.range.start),
+    startAt: lowerBound(window.range.start),
     endAt: isoTime(window.range.end),
     filter: window.filter ? JSON.stringify(window.filter) : null,
     expected: window.expected,
