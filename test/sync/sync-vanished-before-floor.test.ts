@@ -1,11 +1,10 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CardIssuingClient } from '../../src/api/index.js';
-import type { SyncApi } from '../../src/sync/sync-context.js';
 import { HISTORY_FLOOR } from '../../src/sync/time-range.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
+import { losingUpstream } from '../support/losing-upstream.js';
 import { compareMirror } from '../support/mirror-comparison.js';
-import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
 describe('a row dated before the history floor that the upstream no longer shows', () => {
   let w: SyncWorld;
@@ -28,28 +27,6 @@ describe('a row dated before the history floor that the upstream no longer shows
   const post = (createdAt: number) =>
     postForced(w.t, card, { type: 'VERIFICATION', status: 'COMPLETED', amount: '0.00', createdAt });
 
-  /** The upstream as it would answer had it lost `id`: never listed, never counted. */
-  const losing =
-    (id: string) =>
-    (api: CardIssuingClient): SyncApi => ({
-      ...syncApiOf(api),
-      async listTransactions(query, options) {
-        const page = await api.listTransactions(query, options);
-        const lost = w.t.sandbox.context.store.transactions.get(id);
-        if (!lost) return page;
-        const holds =
-          (query.status === undefined || query.status === lost.status) &&
-          (query.startTime === undefined || Date.parse(query.startTime) <= lost.createdAt) &&
-          (query.endTime === undefined || lost.createdAt <= Date.parse(query.endTime));
-        if (!holds) return page;
-        return {
-          ...page,
-          records: page.records.filter((t) => t.transactionId !== id),
-          pagination: { ...page.pagination, total: page.pagination.total - 1 },
-        };
-      },
-    });
-
   const listed = (): string[] => {
     const db = new Database(w.mirrorFile, { readonly: true });
     try {
@@ -69,7 +46,7 @@ describe('a row dated before the history floor that the upstream no longer shows
     expect((await w.sync()).outcome).toBe('done');
     expect(compareMirror(w.t.sandbox, w.mirrorFile).missingTransactions).not.toContain(lost);
 
-    const gone = await w.sync({ wrapApi: losing(lost) });
+    const gone = await w.sync({ wrapApi: losingUpstream(w.t, lost) });
     expect(gone.outcome).toBe('done');
     expect(gone.merchants[0]?.unsettled.vanished).toBe(1);
     expect(listed()).toEqual([lost]);
@@ -77,7 +54,7 @@ describe('a row dated before the history floor that the upstream no longer shows
     // A later night: a row of the same status posted late before the oldest card. Counting the
     // lost row would offset it, and nothing but the audit reads that time.
     const late = await post(oldestCard - 2 * 86_400_000);
-    const night = await w.sync({ wrapApi: losing(lost) });
+    const night = await w.sync({ wrapApi: losingUpstream(w.t, lost) });
     expect(night.outcome).toBe('done');
     expect(night.merchants[0]?.audit.surplus).toBe(0);
     expect(compareMirror(w.t.sandbox, w.mirrorFile).missingTransactions).not.toContain(late);
