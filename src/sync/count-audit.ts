@@ -430,7 +430,7 @@ function mirrorTally(
  * Keep the list of vanished rows (`vanished_transactions`) true to what the audit read: list
  * the mirrored rows of `surplusRanges` that the reading did not see (the upstream no longer
  * shows them, valid or malformed), adding each newly listed id to `vanished`; and take off the
- * list any row of `reread` that the reading saw again. By id: the ranges may overlap, and
+ * list any row that the reading of `reread` saw again. By id: the ranges may overlap, and
  * summed per range, a dense millisecond that four surplus ranges reached counted each of its
  * lost rows four times.
  */
@@ -461,9 +461,14 @@ function listVanished(
   const unlist = db.prepare('DELETE FROM vanished_transactions WHERE transaction_id = ?');
   const foundAt = isoTime(context.clock());
   db.transaction(() => {
-    for (const r of ranges.reread)
-      for (const id of listed.all(merchantId, lowerBound(r.start), isoTime(r.end)) as string[])
+    // Over what each window read: its range widened by a millisecond on both sides. A listed
+    // row back on the millisecond before a range (under `--since`, the audit's first) was
+    // counted by the upstream and read, but left on the list: its range read in every round.
+    for (const r of ranges.reread) {
+      const from = lowerBound(r.start - 1);
+      for (const id of listed.all(merchantId, from, isoTime(r.end + 1)) as string[])
         if (seen.has(id)) unlist.run(id);
+    }
     for (const r of ranges.surplusRanges) {
       // All, not iterated: the connection cannot write while a statement still reads.
       const from = lowerBound(r.start);
