@@ -133,7 +133,7 @@ export async function auditCounts(
   const extent = (r: TimeRange): TimeRange | null => {
     let { start, end } = r;
     // Nothing lies below the floor: a range starting there is asked for with no lower bound.
-    while (start > HISTORY_FLOOR && mirrored(start - 1, start - 1).rows > 0) {
+    while (start !== HISTORY_FLOOR && mirrored(start - 1, start - 1).rows > 0) {
       start -= 1;
       if (r.start - start >= EXTENT_CAP_MS) return null;
     }
@@ -465,7 +465,7 @@ function listVanished(
     // row back on the millisecond before a range (under `--since`, the audit's first) was
     // counted by the upstream and read, but left on the list: its range read in every round.
     for (const r of ranges.reread) {
-      const from = lowerBound(r.start - 1);
+      const from = lowerBound(r.start, 1);
       for (const id of listed.all(merchantId, from, isoTime(r.end + 1)) as string[])
         if (seen.has(id)) unlist.run(id);
     }

@@ -64,26 +64,28 @@ export function isoTime(ms: number): string {
 /**
  * Where the history before a merchant's oldest card begins (2000-01-01). A range that starts
  * there is asked for with no `startTime` (the interface lets a reader leave either bound out):
- * no upstream is asked about a date it might refuse, and a row dated earlier still counts.
+ * no upstream is asked about a date it might refuse, and a row dated earlier still counts. Only
+ * there: a range starting earlier (`--since 1999-01-01`) keeps its bound, or the rows before
+ * `--since` were read.
  */
 export const HISTORY_FLOOR = Date.UTC(2000, 0, 1);
 
 /**
  * The `startTime` of a query over a range starting at `start`, widened by 1 ms (reference-model
- * section 7 leaves the filters' inclusiveness open); none from {@link HISTORY_FLOOR} down.
+ * section 7 leaves the filters' inclusiveness open); none from {@link HISTORY_FLOOR}.
  */
 export function startTimeFilter(start: number): { startTime?: string } {
-  return start <= HISTORY_FLOOR ? {} : { startTime: isoTime(start - 1) };
+  return start === HISTORY_FLOOR ? {} : { startTime: isoTime(start - 1) };
 }
 
 /**
- * The lowest `created_at` (as the mirror compares them, as text) of a range starting at `start`:
- * none from {@link HISTORY_FLOOR} down, where the upstream is asked with no `startTime`. The
- * audit counts and lists the mirror's rows from it, and a window's record starts there: a row
- * dated before the floor that the audit counted but could not list kept its range one above
- * the upstream for good, and one a window read was never taken for read (its quarantine row
- * stayed open, and its range was read again every night).
+ * The lowest `created_at` (as the mirror compares them, as text) of a range starting at `start`,
+ * widened by `widenMs`: none from {@link HISTORY_FLOOR}, where the upstream is asked with no
+ * `startTime`. The audit counts and lists the mirror's rows from it, and a window's record
+ * starts there: a row dated before the floor that the audit counted but could not list kept its
+ * range one above the upstream for good, and one a window read was never taken for read (its
+ * quarantine row stayed open, and its range was read again every night).
  */
-export function lowerBound(start: number): string {
-  return start <= HISTORY_FLOOR ? '' : isoTime(start);
+export function lowerBound(start: number, widenMs = 0): string {
+  return start === HISTORY_FLOOR ? '' : isoTime(start - widenMs);
 }
