@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
-import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+import { losingUpstream } from '../support/losing-upstream.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
 describe('a run stopped while the count audit reads a range with rows gone', () => {
   let w: SyncWorld;
@@ -36,27 +37,17 @@ describe('a run stopped while the count audit reads a range with rows gone', () 
   const losingThenStopped =
     (id: string, stop: AbortController) =>
     (api: CardIssuingClient): SyncApi => {
+      const losing = losingUpstream(w.t, id)(api);
       let auditing = false;
       return {
-        ...syncApiOf(api),
+        ...losing,
         async listTransactions(query, options) {
           const counting = query.limit === 1;
           if (counting) auditing = true;
           const asked = counting ? query : { ...query, limit: Math.min(query.limit ?? 20, 10) };
-          const page = await api.listTransactions(asked, options);
+          const page = await losing.listTransactions(asked, options);
           if (auditing && !counting) stop.abort();
-          const lost = w.t.sandbox.context.store.transactions.get(id);
-          if (!lost) return page;
-          const holds =
-            (query.status === undefined || query.status === lost.status) &&
-            (query.startTime === undefined || Date.parse(query.startTime) <= lost.createdAt) &&
-            (query.endTime === undefined || lost.createdAt <= Date.parse(query.endTime));
-          if (!holds) return page;
-          return {
-            ...page,
-            records: page.records.filter((t) => t.transactionId !== id),
-            pagination: { ...page.pagination, total: page.pagination.total - 1 },
-          };
+          return page;
         },
       };
     };
