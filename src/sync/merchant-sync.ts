@@ -138,6 +138,12 @@ export async function syncMerchant(
     if (balanced.status === 'fulfilled') result.balance = balanced.value;
     if (carded.status === 'fulfilled') result.cards = carded.value;
     if (failure) throw (failure as { error: unknown }).error;
+    // A stop between requests ends the windows without an error (the pool starts no more): the
+    // step did not finish, and says so as one stopped mid-request does.
+    if (work.signal.aborted) {
+      halt('transactions')(work.signal.reason);
+      throw work.signal.reason;
+    }
     counts.outcome = 'done';
 
     // Everything read has landed. A first sync landed its rows without the index by card: the
