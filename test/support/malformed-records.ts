@@ -1,5 +1,6 @@
 import { MalformedRecordError, type PageResult } from '../../src/api/index.js';
 import type { OperationId } from '../../src/contract/index.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
 
 /** How a chosen record arrives instead: its raw form and why the client refuses it. */
 export interface Breakage {
@@ -32,4 +33,23 @@ export function breakRecords<T>(
   }
   page.records = kept;
   return broken;
+}
+
+/**
+ * `api` with transaction `id` arriving malformed wherever it is listed (its amount a JSON
+ * number, which the client refuses): how a test has a mirrored row arrive broken.
+ */
+export function corruptingTransaction(api: SyncApi, id: string): SyncApi {
+  return {
+    ...api,
+    async listTransactions(query, options) {
+      const page = await api.listTransactions(query, options);
+      breakRecords(page, 'listTransactions', (row) =>
+        row.transactionId === id
+          ? { raw: { ...row, amount: Number(row.amount) }, reason: '/amount must be string' }
+          : undefined,
+      );
+      return page;
+    },
+  };
 }

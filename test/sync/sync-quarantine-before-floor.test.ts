@@ -1,27 +1,9 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CardIssuingClient } from '../../src/api/index.js';
-import type { SyncApi } from '../../src/sync/sync-context.js';
 import { HISTORY_FLOOR } from '../../src/sync/time-range.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
-import { breakRecords } from '../support/malformed-records.js';
+import { corruptingTransaction } from '../support/malformed-records.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
-
-/** The real client, with one transaction arriving malformed (its amount a JSON number). */
-function corrupting(api: CardIssuingClient, id: string): SyncApi {
-  return {
-    ...syncApiOf(api),
-    listTransactions: async (query, options) => {
-      const page = await api.listTransactions(query, options);
-      breakRecords(page, 'listTransactions', (row) =>
-        row.transactionId === id
-          ? { raw: { ...row, amount: Number(row.amount) }, reason: '/amount must be string' }
-          : undefined,
-      );
-      return page;
-    },
-  };
-}
 
 describe('a mirrored transaction dated before the history floor that arrived malformed', () => {
   let w: SyncWorld;
@@ -50,7 +32,9 @@ describe('a mirrored transaction dated before the history floor that arrived mal
       status: 'COMPLETED',
     });
     expect(moved.status).toBe(200);
-    const second = await w.sync({ wrapApi: (api) => corrupting(api, broken) });
+    const second = await w.sync({
+      wrapApi: (api) => corruptingTransaction(syncApiOf(api), broken),
+    });
     expect(second.merchants[0]?.transactions.quarantined).toBe(1);
 
     // Repaired upstream: read again (it was quarantined), and resolved.

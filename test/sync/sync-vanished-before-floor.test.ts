@@ -1,8 +1,7 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_FLOOR } from '../../src/sync/time-range.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
-import { losingUpstream } from '../support/losing-upstream.js';
+import { losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { compareMirror } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
@@ -27,17 +26,7 @@ describe('a row dated before the history floor that the upstream no longer shows
   const post = (createdAt: number) =>
     postForced(w.t, card, { type: 'VERIFICATION', status: 'COMPLETED', amount: '0.00', createdAt });
 
-  const listed = (): string[] => {
-    const db = new Database(w.mirrorFile, { readonly: true });
-    try {
-      return db
-        .prepare('SELECT transaction_id FROM vanished_transactions')
-        .pluck()
-        .all() as string[];
-    } finally {
-      db.close();
-    }
-  };
+  const listed = (): string[] => vanishedIds(w.mirrorFile);
 
   it('is listed as vanished, so a later late posting before the oldest card is still read', async () => {
     // Dated a day before the floor (an epoch-like default of an upstream, say): the audit counts

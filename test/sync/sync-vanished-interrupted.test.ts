@@ -1,9 +1,8 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
-import { losingUpstream } from '../support/losing-upstream.js';
+import { losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
 describe('a run stopped while the count audit reads a range with rows gone', () => {
@@ -17,17 +16,7 @@ describe('a run stopped while the count audit reads a range with rows gone', () 
   });
   afterAll(async () => w.close());
 
-  const listed = (): string[] => {
-    const db = new Database(w.mirrorFile, { readonly: true });
-    try {
-      return db
-        .prepare('SELECT transaction_id FROM vanished_transactions')
-        .pluck()
-        .all() as string[];
-    } finally {
-      db.close();
-    }
-  };
+  const listed = (): string[] => vanishedIds(w.mirrorFile);
 
   /**
    * The upstream having lost `id`, serving pages of 10 rows (so the audit's range is cut in

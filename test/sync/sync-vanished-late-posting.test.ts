@@ -1,11 +1,11 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
-import { breakRecords } from '../support/malformed-records.js';
+import { type Losing, losingUpstream, vanishedIds } from '../support/losing-upstream.js';
+import { corruptingTransaction } from '../support/malformed-records.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
-import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
 describe('a row the upstream no longer shows, and a later late posting of its status', () => {
   let w: SyncWorld;
@@ -28,53 +28,15 @@ describe('a row the upstream no longer shows, and a later late posting of its st
       createdAt: Date.now() - daysBack * 86_400_000,
     });
 
-  /**
-   * The upstream as it would answer had it lost `id`: never listed, never counted. With
-   * `countedInPages`, its pages (not its `limit=1` counts) still count the row they no longer
-   * serve, so no reading of its millisecond ever matches its count. Rows in `broken` arrive
-   * malformed.
-   */
+  /** The upstream having lost `id` ({@link losingUpstream}); the row `broken` arrives malformed. */
   const losing =
-    (id: string, how: { countedInPages?: boolean; broken?: string } = {}) =>
-    (api: CardIssuingClient): SyncApi => ({
-      ...syncApiOf(api),
-      async listTransactions(query, options) {
-        const page = await api.listTransactions(query, options);
-        breakRecords(page, 'listTransactions', (row) =>
-          row.transactionId === how.broken
-            ? { raw: { ...row, amount: Number(row.amount) }, reason: '/amount must be string' }
-            : undefined,
-        );
-        const lost = w.t.sandbox.context.store.transactions.get(id);
-        if (!lost) return page;
-        const holds =
-          (query.cardId === undefined || query.cardId === lost.cardId) &&
-          (query.type === undefined || query.type === lost.type) &&
-          (query.status === undefined || query.status === lost.status) &&
-          (query.startTime === undefined || Date.parse(query.startTime) <= lost.createdAt) &&
-          (query.endTime === undefined || lost.createdAt <= Date.parse(query.endTime));
-        if (!holds) return page;
-        const counted = how.countedInPages === true && query.limit !== 1;
-        return {
-          ...page,
-          records: page.records.filter((t) => t.transactionId !== id),
-          pagination: { ...page.pagination, total: page.pagination.total - (counted ? 0 : 1) },
-        };
-      },
-    });
+    (id: string, how: Losing & { broken?: string } = {}) =>
+    (api: CardIssuingClient): SyncApi => {
+      const lost = losingUpstream(w.t, id, how)(api);
+      return how.broken === undefined ? lost : corruptingTransaction(lost, how.broken);
+    };
 
-  /** The rows listed as vanished in the mirror. */
-  const listed = (): string[] => {
-    const db = new Database(w.mirrorFile, { readonly: true });
-    try {
-      return db
-        .prepare('SELECT transaction_id FROM vanished_transactions')
-        .pluck()
-        .all() as string[];
-    } finally {
-      db.close();
-    }
-  };
+  const listed = (): string[] => vanishedIds(w.mirrorFile);
 
   it('still reads a late posting of its status, and takes the row off the list when it is back', async () => {
     // A row ten days back, mirrored, then lost by the upstream: listed as vanished, once.

@@ -1,7 +1,6 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeCard, postForced } from '../support/forced-transactions.js';
-import { losingUpstream } from '../support/losing-upstream.js';
+import { losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
 describe('a vanished row back upstream on the millisecond before --since', () => {
@@ -15,17 +14,7 @@ describe('a vanished row back upstream on the millisecond before --since', () =>
   });
   afterAll(async () => w.close());
 
-  const listed = (): string[] => {
-    const db = new Database(w.mirrorFile, { readonly: true });
-    try {
-      return db
-        .prepare('SELECT transaction_id FROM vanished_transactions')
-        .pluck()
-        .all() as string[];
-    } finally {
-      db.close();
-    }
-  };
+  const listed = (): string[] => vanishedIds(w.mirrorFile);
 
   it('comes off the list when the audit reads it, and is not read three times a run', async () => {
     const at = Date.now() - 10 * 86_400_000;
