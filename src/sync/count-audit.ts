@@ -430,7 +430,7 @@ function mirrorTally(
  * Keep the list of vanished rows (`vanished_transactions`) true to what the audit read: list
  * the mirrored rows of `surplusRanges` that the reading did not see (the upstream no longer
  * shows them, valid or malformed), adding each newly listed id to `vanished`; and take off the
- * list any row that the reading of `reread` saw again. By id: the ranges may overlap, and
+ * list (and out of `vanished`) any row that the reading of `reread` saw again. By id: the ranges may overlap, and
  * summed per range, a dense millisecond that four surplus ranges reached counted each of its
  * lost rows four times.
  */
@@ -466,8 +466,12 @@ function listVanished(
     // counted by the upstream and read, but left on the list: its range read in every round.
     for (const r of ranges.reread) {
       const from = lowerBound(r.start, 1);
-      for (const id of listed.all(merchantId, from, isoTime(r.end + 1)) as string[])
-        if (seen.has(id)) unlist.run(id);
+      for (const id of listed.all(merchantId, from, isoTime(r.end + 1)) as string[]) {
+        if (!seen.has(id)) continue;
+        unlist.run(id);
+        // Listed by an earlier round of this run and back already: not gone, not reported.
+        vanished.delete(id);
+      }
     }
     for (const r of ranges.surplusRanges) {
       // All, not iterated: the connection cannot write while a statement still reads.
