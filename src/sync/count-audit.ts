@@ -430,9 +430,9 @@ function mirrorTally(
  * Keep the list of vanished rows (`vanished_transactions`) true to what the audit read: list
  * the mirrored rows of `surplusRanges` that the reading did not see (the upstream no longer
  * shows them, valid or malformed), adding each newly listed id to `vanished`; and take off the
- * list (and out of `vanished`) any row that the reading of `reread` saw again. By id: the ranges may overlap, and
- * summed per range, a dense millisecond that four surplus ranges reached counted each of its
- * lost rows four times.
+ * list (and out of `vanished`) any row that the reading of `reread` saw again. By id: the
+ * ranges may overlap, and summed per range, a dense millisecond that four surplus ranges
+ * reached counted each of its lost rows four times.
  */
 function listVanished(
   vanished: Set<string>,
