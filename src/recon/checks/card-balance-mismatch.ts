@@ -6,7 +6,7 @@ import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { QUARANTINED_CTE, QUARANTINED_REASON } from '../quarantined-sql.js';
 import { transactionEffectSql, visibleAtReadSql } from '../transaction-effect-sql.js';
-import { CARD_TRANSACTIONS_TABLE } from '../working-tables.js';
+import { CARD_TRANSACTIONS_TABLE, JOURNAL_TABLE } from '../working-tables.js';
 
 const CODE = 'CARD_BALANCE_MISMATCH';
 
@@ -107,12 +107,26 @@ candidates AS (
 )`;
 
 /**
+ * What transaction `t` moves in the ledger: its own effect, and for the FEE record of a
+ * succeeded ISSUE, DEPOSIT or WITHDRAW, the order's amount too, which `order_sums` counts exactly
+ * when it counts the FEE record. A read on the other side of that record is on the other side of
+ * the order's outcome: the two come and go together, as one term.
+ */
+function ledgerEffectSql(t: string): string {
+  return `${transactionEffectSql(t)} + coalesce((
+    SELECT sum(CASE j.kind WHEN 'WITHDRAW' THEN -j.amount_minor ELSE j.amount_minor END)
+    FROM ${JOURNAL_TABLE} j
+    WHERE j.fee_id = ${t}.transaction_id AND j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW')
+      AND j.unlinkable IS NULL AND j.succeeded = 1), 0)`;
+}
+
+/**
  * The effects of a card's transactions created before its balance was read but first mirrored
  * after it: most were simply listed later in the run, but one may have posted late (become
  * visible after its `createdAt`, reference-model section 4), after the read.
  */
 const MIRRORED_AFTER_READ = `
-SELECT t.transaction_id AS id, ${transactionEffectSql('t')} AS effect, t.created_at AS at
+SELECT t.transaction_id AS id, ${ledgerEffectSql('t')} AS effect, t.created_at AS at
 FROM transactions t
 WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
   AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt`;
@@ -169,7 +183,7 @@ const READ_STAMP_UNCERTAINTY_MS = 1000;
  */
 const CREATED_NEAR_READ = `
 SELECT t.transaction_id AS id, CASE WHEN ${visibleAtReadSql('t.created_at', 't.first_seen_at', '@observedAt')}
-            THEN ${transactionEffectSql('t')} ELSE -(${transactionEffectSql('t')}) END AS effect,
+            THEN ${ledgerEffectSql('t')} ELSE -(${ledgerEffectSql('t')}) END AS effect,
        t.created_at AS at
 FROM transactions t
 WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
