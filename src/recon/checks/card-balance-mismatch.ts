@@ -140,7 +140,9 @@ WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
  *
  * And for each one created before the read but first mirrored DECLINED after it, the same for
  * the PENDING it may have been at the read (section 4: a PENDING purchase that expires): the
- * mirror never saw that status, yet the balance read may still hold its amount. Any other status
+ * mirror never saw that status, yet the balance read may still hold its amount. The decline came
+ * between the read and that first mirroring, so it is dated by the latter: its `createdAt` may
+ * lie days before (a purchase that expired), beyond the terms nearest the read. Any other status
  * first mirrored after the read moves the balance as its PENDING did, or as not posting at all
  * did ({@link MIRRORED_AFTER_READ}).
  */
@@ -158,9 +160,10 @@ FROM (
 ) p
 JOIN transactions t ON t.transaction_id = p.transaction_id
 UNION ALL
-SELECT p.transaction_id AS id, -(${transactionEffectSql('p')}) AS effect, p.created_at AS at
+SELECT p.transaction_id AS id, -(${transactionEffectSql('p')}) AS effect, p.first_seen_at AS at
 FROM (
-  SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status, t.created_at
+  SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status,
+         t.first_seen_at
   FROM transactions t
   WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.status = 'DECLINED'
     AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt
