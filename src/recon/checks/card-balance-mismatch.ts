@@ -138,13 +138,14 @@ WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
  * refund completing, a PENDING purchase declined while the sync read other cards), so the
  * balance may still show the old effect.
  *
- * And for each one created before the read but first mirrored DECLINED after it, the same for
- * the PENDING it may have been at the read (section 4: a PENDING purchase that expires): the
- * mirror never saw that status, yet the balance read may still hold its amount. The decline came
- * between the read and that first mirroring, so it is dated by the latter: its `createdAt` may
- * lie days before (a purchase that expired), beyond the terms nearest the read. Any other status
- * first mirrored after the read moves the balance as its PENDING did, or as not posting at all
- * did ({@link MIRRORED_AFTER_READ}).
+ * And for each one created before the read but first mirrored after it in another status than
+ * PENDING, the same for the PENDING it may have been at the read: a purchase that expired
+ * (section 4) whose amount the read still held, a refund that completed which it held at 0. The
+ * mirror never saw that status. The change came between the read and that first mirroring, so
+ * it is dated by the latter: its `createdAt` may lie days before, beyond the terms nearest the
+ * read that a first sync's many transactions mirrored after it are narrowed to. A status whose
+ * effect equals its PENDING's (a purchase COMPLETED) gives no term; not posting at all is
+ * {@link MIRRORED_AFTER_READ}'s account.
  */
 const STATUS_CHANGED_AFTER_READ = `
 SELECT p.transaction_id AS id, ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect,
@@ -160,14 +161,15 @@ FROM (
 ) p
 JOIN transactions t ON t.transaction_id = p.transaction_id
 UNION ALL
-SELECT p.transaction_id AS id, -(${transactionEffectSql('p')}) AS effect, p.first_seen_at AS at
+SELECT p.transaction_id AS id, ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect,
+       t.first_seen_at AS at
 FROM (
-  SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status,
-         t.first_seen_at
+  SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, 'PENDING' AS status
   FROM transactions t
-  WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.status = 'DECLINED'
+  WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.status <> 'PENDING'
     AND t.created_at <= @observedAt AND t.first_seen_at > @observedAt
-) p`;
+) p
+JOIN transactions t ON t.transaction_id = p.transaction_id`;
 
 /**
  * How far a card's `observed_at` may lie from the moment the upstream read its balance. The sync
