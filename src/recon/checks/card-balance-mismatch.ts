@@ -10,6 +10,17 @@ import { CARD_TRANSACTIONS_TABLE, JOURNAL_TABLE } from '../working-tables.js';
 
 const CODE = 'CARD_BALANCE_MISMATCH';
 
+/** What journal order `j` moves on its card: a withdrawal takes its amount off, others add it. */
+const ORDER_AMOUNT_SQL = "CASE j.kind WHEN 'WITHDRAW' THEN -j.amount_minor ELSE j.amount_minor END";
+
+/**
+ * The journal orders `j` a card's ledger counts: issues, deposits and withdrawals that succeeded
+ * and are linked to their FEE record. {@link CANDIDATES}' sums and the terms of a read's
+ * neighbourhood ({@link ledgerEffectSql}) both take them from here, so the two agree.
+ */
+const COUNTED_ORDER_SQL =
+  "j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW') AND j.unlinkable IS NULL AND j.succeeded = 1";
+
 /**
  * Per card: the completed ISSUE and DEPOSIT amounts less the completed WITHDRAW amounts of its
  * journal orders (amounts from the journal), and the effect of its transactions, each counted
@@ -38,10 +49,10 @@ unknown_orders AS MATERIALIZED (
 ),
 order_sums AS MATERIALIZED (
   SELECT j.fee_card_id AS card_id, count(*) AS orders,
-         ${exactSumSql("CASE j.kind WHEN 'WITHDRAW' THEN -j.amount_minor ELSE j.amount_minor END", 'total')},
+         ${exactSumSql(ORDER_AMOUNT_SQL, 'total')},
          sum(j.amount_minor IS NULL) AS unusable, max(j.currency <> c.currency) AS foreign_currency
   FROM journal j JOIN cards c ON c.card_id = j.fee_card_id AND c.merchant_id = @merchantId
-  WHERE j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW') AND j.unlinkable IS NULL AND j.succeeded = 1
+  WHERE ${COUNTED_ORDER_SQL}
     AND ${visibleAtReadSql('j.fee_created_at', 'j.fee_first_seen_at', 'c.observed_at')}
   GROUP BY j.fee_card_id
 ),
@@ -114,10 +125,8 @@ candidates AS (
  */
 function ledgerEffectSql(t: string): string {
   return `${transactionEffectSql(t)} + coalesce((
-    SELECT sum(CASE j.kind WHEN 'WITHDRAW' THEN -j.amount_minor ELSE j.amount_minor END)
-    FROM ${JOURNAL_TABLE} j
-    WHERE j.fee_id = ${t}.transaction_id AND j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW')
-      AND j.unlinkable IS NULL AND j.succeeded = 1), 0)`;
+    SELECT sum(${ORDER_AMOUNT_SQL}) FROM ${JOURNAL_TABLE} j
+    WHERE j.fee_id = ${t}.transaction_id AND ${COUNTED_ORDER_SQL}), 0)`;
 }
 
 /**
