@@ -35,3 +35,20 @@ export async function postForced(
   expect(posted.status).toBe(201);
   return (posted.body as { data: { transactionId: string } }).data.transactionId;
 }
+
+/**
+ * Post a COMPLETED verification of 0.00 at `createdAt` on `cardId` (the first ACTIVE card by
+ * default), forced: a row that moves no balance, for tests of what the sync reads and when.
+ */
+export function postVerification(
+  t: TestSandbox,
+  createdAt: number,
+  cardId: string = activeCard(t),
+): Promise<string> {
+  return postForced(t, cardId, {
+    type: 'VERIFICATION',
+    status: 'COMPLETED',
+    amount: '0.00',
+    createdAt,
+  });
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
-import { activeCard, postForced } from '../support/forced-transactions.js';
+import { activeCard, postVerification } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
@@ -40,8 +40,7 @@ describe('an upstream whose time filters are exclusive', () => {
   });
   afterAll(async () => w.close());
 
-  const post = (createdAt: number) =>
-    postForced(w.t, card, { type: 'VERIFICATION', status: 'COMPLETED', amount: '0.00', createdAt });
+  const post = (createdAt: number) => postVerification(w.t, createdAt, card);
 
   it('has the count audit catch a late posting even when the tail holds a row on the millisecond after the cutoff', async () => {
     expect((await w.sync({ wrapApi: (api) => exclusive(api) })).outcome).toBe('done');

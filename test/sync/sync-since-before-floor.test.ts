@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_FLOOR } from '../../src/sync/time-range.js';
-import { activeCard, postForced } from '../support/forced-transactions.js';
+import { activeCard, postVerification } from '../support/forced-transactions.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
 describe('--since before the history floor', () => {
@@ -18,13 +18,7 @@ describe('--since before the history floor', () => {
   it('reads nothing dated before it', async () => {
     const since = HISTORY_FLOOR - 365 * 86_400_000;
     const card = activeCard(w.t);
-    const post = (createdAt: number) =>
-      postForced(w.t, card, {
-        type: 'VERIFICATION',
-        status: 'COMPLETED',
-        amount: '0.00',
-        createdAt,
-      });
+    const post = (createdAt: number) => postVerification(w.t, createdAt, card);
     const before = await post(since - 86_400_000);
     const after = await post(since + 86_400_000);
     const result = await w.sync({ settings: { since } });

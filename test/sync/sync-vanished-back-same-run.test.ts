@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
-import { activeCard, postForced } from '../support/forced-transactions.js';
+import { postVerification } from '../support/forced-transactions.js';
 import { losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
@@ -48,12 +48,7 @@ describe('a row the upstream stops showing and shows again within one run', () =
 
   it('is not reported vanished, and stays off the list', async () => {
     const at = Date.now() - 10 * 86_400_000;
-    const lost = await postForced(w.t, activeCard(w.t), {
-      type: 'VERIFICATION',
-      status: 'COMPLETED',
-      amount: '0.00',
-      createdAt: at,
-    });
+    const lost = await postVerification(w.t, at);
     expect((await w.sync()).outcome).toBe('done');
 
     const result = await w.sync({ wrapApi: lostThroughFirstAuditRead(lost, at) });

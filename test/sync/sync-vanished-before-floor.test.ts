@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_FLOOR } from '../../src/sync/time-range.js';
-import { activeCard, postForced } from '../support/forced-transactions.js';
+import { activeCard, postVerification } from '../support/forced-transactions.js';
 import { losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { compareMirror } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
@@ -23,8 +23,7 @@ describe('a row dated before the history floor that the upstream no longer shows
   });
   afterAll(async () => w.close());
 
-  const post = (createdAt: number) =>
-    postForced(w.t, card, { type: 'VERIFICATION', status: 'COMPLETED', amount: '0.00', createdAt });
+  const post = (createdAt: number) => postVerification(w.t, createdAt, card);
 
   const listed = (): string[] => vanishedIds(w.mirrorFile);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
-import { activeCard, postForced } from '../support/forced-transactions.js';
+import { postVerification } from '../support/forced-transactions.js';
 import { losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
@@ -42,12 +42,7 @@ describe('a run stopped while the count audit reads a range with rows gone', () 
     };
 
   it('lists no row it never read as vanished', async () => {
-    const lost = await postForced(w.t, activeCard(w.t), {
-      type: 'VERIFICATION',
-      status: 'COMPLETED',
-      amount: '0.00',
-      createdAt: Date.now() - 10 * 86_400_000,
-    });
+    const lost = await postVerification(w.t, Date.now() - 10 * 86_400_000);
     expect((await w.sync()).outcome).toBe('done');
     const stop = new AbortController();
     const stopped = await w.sync({ signal: stop.signal, wrapApi: losingThenStopped(lost, stop) });

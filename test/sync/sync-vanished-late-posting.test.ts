@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
-import { activeCard, postForced } from '../support/forced-transactions.js';
+import { activeCard, postVerification } from '../support/forced-transactions.js';
 import { type Losing, losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { corruptingTransaction } from '../support/malformed-records.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
@@ -21,12 +21,7 @@ describe('a row the upstream no longer shows, and a later late posting of its st
   afterAll(async () => w.close());
 
   const post = (daysBack: number) =>
-    postForced(w.t, card, {
-      type: 'VERIFICATION',
-      status: 'COMPLETED',
-      amount: '0.00',
-      createdAt: Date.now() - daysBack * 86_400_000,
-    });
+    postVerification(w.t, Date.now() - daysBack * 86_400_000, card);
 
   /** The upstream having lost `id` ({@link losingUpstream}); the row `broken` arrives malformed. */
   const losing =

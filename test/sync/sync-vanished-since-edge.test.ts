@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeCard, postForced } from '../support/forced-transactions.js';
+import { postVerification } from '../support/forced-transactions.js';
 import { losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
@@ -18,12 +18,7 @@ describe('a vanished row back upstream on the millisecond before --since', () =>
 
   it('comes off the list when the audit reads it, and is not read three times a run', async () => {
     const at = Date.now() - 10 * 86_400_000;
-    const lost = await postForced(w.t, activeCard(w.t), {
-      type: 'VERIFICATION',
-      status: 'COMPLETED',
-      amount: '0.00',
-      createdAt: at,
-    });
+    const lost = await postVerification(w.t, at);
     expect((await w.sync()).outcome).toBe('done');
     expect((await w.sync({ wrapApi: losingUpstream(w.t, lost) })).outcome).toBe('done');
     expect(listed()).toEqual([lost]);
