@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CardIssuingClient, type CardIssuingClientOptions } from '../../src/api/index.js';
+import type { Logger } from 'pino';
 import { createLogger } from '../../src/log/logger.js';
 import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
 import type { SandboxOptions } from '../../src/sandbox/sandbox.js';
@@ -34,6 +35,8 @@ export interface SyncWorld {
     mirrorFile?: string;
     /** Put something between the sync and the real client (to alter what arrives). */
     wrapApi?: (api: CardIssuingClient) => SyncApi;
+    /** Where the run logs (silent unless TEST_LOG_LEVEL says otherwise). */
+    logger?: Logger;
   }): Promise<SyncResult>;
   /** Open the mirror (the caller closes it). */
   openMirror(file?: string): Mirror;
@@ -84,7 +87,7 @@ export async function startSyncWorld(options: Partial<SandboxOptions>): Promise<
             api: run.wrapApi ? run.wrapApi(api) : api,
           })),
           settings: { ...TEST_SETTINGS, ...run.settings },
-          logger,
+          logger: run.logger ?? logger,
           signal: run.signal ?? new AbortController().signal,
           exitCodes: EXIT_CODES,
         });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { capturedLog } from '../api/client-fixtures.js';
 import { activeCard, postVerification } from '../support/forced-transactions.js';
 import { type Losing, losingUpstream, vanishedIds } from '../support/losing-upstream.js';
 import { corruptingTransaction } from '../support/malformed-records.js';
@@ -33,13 +34,24 @@ describe('a row the upstream no longer shows, and a later late posting of its st
 
   const listed = (): string[] => vanishedIds(w.mirrorFile);
 
+  /** Whether `log` holds the warning that the mirror holds rows the upstream no longer counts. */
+  const warned = (log: ReturnType<typeof capturedLog>): boolean =>
+    log
+      .lines()
+      .some(
+        (l) =>
+          l.level === 40 && l.msg === 'the mirror holds transactions the upstream no longer counts',
+      );
+
   it('still reads a late posting of its status, and takes the row off the list when it is back', async () => {
     // A row ten days back, mirrored, then lost by the upstream: listed as vanished, once.
     const lost = await post(10);
     expect((await w.sync()).outcome).toBe('done');
-    const first = await w.sync({ wrapApi: losing(lost) });
+    const log = capturedLog('info');
+    const first = await w.sync({ wrapApi: losing(lost), logger: log.logger });
     expect(first.merchants[0]?.unsettled.vanished).toBe(1);
     expect(listed()).toEqual([lost]);
+    expect(warned(log)).toBe(true);
 
     // A later night: a row of the same status posted late three weeks back, far before the
     // lookback. Only the count audit can find it; counting the lost row offset it.
@@ -73,12 +85,18 @@ describe('a row the upstream no longer shows, and a later late posting of its st
   it('lists nothing from a reading whose count never matched', async () => {
     const lost = await post(14);
     expect((await w.sync()).outcome).toBe('done');
-    const result = await w.sync({ wrapApi: losing(lost, { countedInPages: true }) });
+    const log = capturedLog('info');
+    const result = await w.sync({
+      wrapApi: losing(lost, { countedInPages: true }),
+      logger: log.logger,
+    });
     expect(result.outcome).toBe('done');
     // The counts say a row is gone; the reading of its millisecond never matched its count.
     expect(result.merchants[0]?.audit.surplus).toBeGreaterThan(0);
     expect(result.merchants[0]?.transactions.unverified).toBeGreaterThan(0);
     expect(result.merchants[0]?.unsettled.vanished).toBe(0);
     expect(listed()).toEqual([]);
+    // Unsure whether the row is gone, so still worth a warning.
+    expect(warned(log)).toBe(true);
   });
 });
