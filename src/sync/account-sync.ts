@@ -3,17 +3,21 @@ import type { MerchantBalance } from '../contract/index.js';
 import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import { balanceProblem, screenOfferings } from './record-screen.js';
-import type { MerchantSyncContext } from './sync-context.js';
+import { type MerchantSyncContext, readTime } from './sync-context.js';
 import type { MerchantSyncResult, ResourceCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
 
-/** Read the offerings and record their terms (a new version when any term changed). */
+/**
+ * Read the offerings and record their terms (a new version when any term changed), stamped with
+ * the read's time on the upstream's clock.
+ */
 export async function syncOfferings(
   context: MerchantSyncContext,
   merchantId: string,
 ): Promise<ResourceCounts> {
   const list = await context.api.listOfferings({ signal: context.signal });
-  const write = { merchantId, runId: context.runId, observedAt: isoTime(context.clock()) };
+  // On the upstream's clock, like every read the reconciliation holds against orders.
+  const write = { merchantId, runId: context.runId, observedAt: isoTime(readTime(context)) };
   const { kept, refused } = screenOfferings(list.records);
   return context.writers.atomically(() => {
     const written = context.writers.offerings.write(kept, write);
@@ -31,7 +35,8 @@ export async function syncOfferings(
 }
 
 /**
- * Read the merchant balance and add a snapshot; the merchant's currency is learnt from it. A
+ * Read the merchant balance and add a snapshot, stamped with the read's time on the upstream's
+ * clock; the merchant's currency is learnt from it. A
  * balance that is malformed, or too large to hold exactly, is quarantined (`merchant_balance`)
  * and the run goes on without a snapshot.
  */
@@ -39,10 +44,12 @@ export async function syncBalance(
   context: MerchantSyncContext,
   merchantId: string,
 ): Promise<MerchantSyncResult['balance']> {
-  const at = isoTime(context.clock());
+  const read = await readBalance(context);
+  // On the upstream's clock, as the orders placed from the command line are journaled: the
+  // check of the merchant balance sums the orders submitted between two snapshots.
+  const at = isoTime(readTime(context));
   const merchant = { merchantId, source: context.source, baseUrl: context.baseUrl };
   const write = { merchantId, runId: context.runId, observedAt: at };
-  const read = await readBalance(context);
   if ('refused' in read) {
     context.writers.atomically(() => {
       context.writers.merchants.upsertMerchant(merchant, at);

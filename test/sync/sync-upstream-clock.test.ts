@@ -18,7 +18,7 @@ describe("a sync against an upstream whose clock is ten minutes ahead of this ho
   });
   afterAll(async () => w.close());
 
-  it("stamps each card's read on the upstream's clock, so a purchase made seconds before it counts as visible to that balance", async () => {
+  it("stamps each card's read on the upstream's clock, so a purchase made seconds before it counts as visible to that balance; the merchant balance and the offerings' terms too", async () => {
     await advanceClock(w.t.control, AHEAD_MS - BEFORE_SYNC_MS);
     const cardId = w.t.sandbox.context.store.db
       .prepare("SELECT card_id FROM cards WHERE status = 'ACTIVE' AND balance_minor >= 500 LIMIT 1")
@@ -51,8 +51,18 @@ describe("a sync against an upstream whose clock is ten minutes ahead of this ho
       // compared with the records that were visible when it was read").
       expect(row.createdAt <= card.observedAt).toBe(true);
       expect(row.createdAt <= row.firstSeenAt).toBe(true);
-      // Both are the upstream's time: ten minutes past this host's, give or take a round trip.
-      for (const at of [card.observedAt, row.firstSeenAt]) {
+      // The merchant balance snapshot and the offerings' terms are read times too, held against
+      // the orders placed from the command line, which are journaled on the upstream's clock.
+      const balance = db
+        .prepare('SELECT max(observed_at) FROM merchant_balances')
+        .pluck()
+        .get() as string;
+      const terms = db
+        .prepare('SELECT min(observed_at) FROM offering_versions')
+        .pluck()
+        .get() as string;
+      // All are the upstream's time: ten minutes past this host's, give or take a round trip.
+      for (const at of [card.observedAt, row.firstSeenAt, balance, terms]) {
         expect(Date.parse(at)).toBeGreaterThanOrEqual(before + AHEAD_MS - 1_100);
         expect(Date.parse(at)).toBeLessThanOrEqual(after + AHEAD_MS + 1_100);
       }
