@@ -10,6 +10,7 @@ import { journalMerchant } from '../journal-merchant.js';
 import type { MerchantFlags } from '../merchant-options.js';
 import { checkAmountPrecision } from '../order-option-parsers.js';
 import { acceptedLine, outcomeExit, outcomeJson } from '../order-outcome-output.js';
+import { learnUpstreamClock, orderClock } from '../upstream-order-clock.js';
 import { withSession } from '../with-session.js';
 
 /** The body of `cardsync cards list`: one page of cards. */
@@ -77,12 +78,14 @@ export async function placeOrderAction(
       });
       if ('amount' in order && who.currency !== undefined)
         checkAmountPrecision('--amount', order.amount, who.currency);
+      await learnUpstreamClock(session.api, io.signal);
       mirror ??= openMirrorOrExit(file, origin);
       const desk = new OrderDesk({
         db: mirror.db,
         api: session.api,
         merchantId: who.merchantId,
         currency: who.currency,
+        clock: orderClock(session.api),
         logger: session.logger,
       });
       const outcome = await desk.submit(order, {

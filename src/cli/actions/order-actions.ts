@@ -17,6 +17,7 @@ import { journalMerchant } from '../journal-merchant.js';
 import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 import { outcomeExit, outcomeJson } from '../order-outcome-output.js';
 import { placeNewFile } from '../place-new-file.js';
+import { orderClock } from '../upstream-order-clock.js';
 import { withSession } from '../with-session.js';
 
 /** The body of `cardsync orders import`: import a journal file, all rows or none. */
@@ -224,6 +225,8 @@ export async function settleOrdersAction(io: CliIo, flags: SettleFlags): Promise
           db: mirror.db,
           api: session.api,
           merchantId: who.merchantId,
+          // Only outcomes are stamped here, each after its answer set the clock.
+          clock: orderClock(session.api),
           logger: session.logger,
         });
       const refs =
