@@ -171,9 +171,12 @@ export async function auditCounts(
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
   const whole = await wholeTally(top, options.settled, mirrored);
   tallies.set(key(top), whole);
+  // The rows watched before the range too: up to its extent, so that none counts twice.
+  const earlier =
+    before && before.start < top.start ? mirrored(before.start, top.start - 1) : undefined;
   const unsettled: UnsettledCounts = {
     outcome: 'done',
-    watched: whole.pending + whole.completed,
+    watched: whole.pending + whole.completed + (earlier ? earlier.pending + earlier.completed : 0),
     changed: 0,
     vanished: 0,
   };

@@ -69,6 +69,17 @@ describe('a transaction dated before the merchant’s oldest card', () => {
     expect(quiet.outcome).toBe('done');
     expect(quiet.merchants[0]?.audit.reread).toBe(0);
     expect(mirrored(w.mirrorFile, early)).toBe(true);
+    // It is watched like any COMPLETED row (it may still settle).
+    const db = new Database(w.mirrorFile, { readonly: true });
+    try {
+      const open = db
+        .prepare("SELECT count(*) FROM transactions WHERE status IN ('PENDING', 'COMPLETED')")
+        .pluck()
+        .get();
+      expect(quiet.merchants[0]?.unsettled.watched).toBe(open);
+    } finally {
+      db.close();
+    }
   });
 
   it('is left alone under --since, which says where the history starts', async () => {
