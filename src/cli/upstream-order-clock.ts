@@ -4,8 +4,8 @@ import type { CardIssuingClient } from '../api/index.js';
 const ASK_MS = 5_000;
 
 /**
- * The clock an order placed from the command line is journaled on (`submitted_at`,
- * `outcome_at`, the generated reference): the upstream's, as the `Date` headers of its answers
+ * The clock an order placed from the command line is journaled on (`submitted_at`, the
+ * `updated_at` of its answer, the second in a generated reference): the upstream's, as the `Date` headers of its answers
  * show it ({@link CardIssuingClient.upstreamNow}), falling back to the host's before any answer.
  * The reconciliation holds these times against the upstream's `createdAt`s and the sync's read
  * times, which are on the upstream's clock: on a host an hour or more off, an order stamped on

@@ -36,9 +36,8 @@ export async function syncOfferings(
 
 /**
  * Read the merchant balance and add a snapshot, stamped with the read's time on the upstream's
- * clock; the merchant's currency is learnt from it. A
- * balance that is malformed, or too large to hold exactly, is quarantined (`merchant_balance`)
- * and the run goes on without a snapshot.
+ * clock; the merchant's currency is learnt from it. A balance that is malformed, or too large to
+ * hold exactly, is quarantined (`merchant_balance`) and the run goes on without a snapshot.
  */
 export async function syncBalance(
   context: MerchantSyncContext,
