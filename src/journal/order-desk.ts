@@ -18,6 +18,15 @@ import { OrderDeskError } from './order-desk-error.js';
 import { type JournaledOrder, OrderJournal, type SubmittedOrder } from './order-journal.js';
 import { isForgottenRefusal, refusalCode } from './order-refusal.js';
 
+/**
+ * How far ahead of the desk's clock a card's latest journaled order may lie and still be taken
+ * for an earlier reading of the same clock: each command learns the upstream's clock from the
+ * `Date` headers of its own answers, to the second, so two commands a moment apart may read it
+ * a second or two apart (more when an answer was slow). A stamp further ahead is on another
+ * clock (an imported file's, a host's) and is not followed.
+ */
+const READINGS_APART_MS = 10_000;
+
 /** The six order calls of the client: all the desk needs of the upstream. */
 export type OrderApi = Pick<
   CardIssuingClient,
@@ -121,7 +130,7 @@ export class OrderDesk {
     const decision = this.#journal.atomically((): Decision => {
       const row = this.#journal.get(merchantOrderNo);
       if (!row) {
-        this.#journal.insertSubmitted(submitted, this.#now());
+        this.#journal.insertSubmitted(submitted, this.#submittedAt(submitted.cardId));
         return {
           send: JSON.parse(submitted.requestJson) as OrderBody,
           kind: order.kind,
@@ -130,7 +139,7 @@ export class OrderDesk {
       }
       const journaled = this.#ownRow(row);
       if (row.state === 'REJECTED' && isForgottenRefusal(row.error_code ?? '')) {
-        this.#journal.reopen(submitted, this.#now());
+        this.#journal.reopen(submitted, this.#submittedAt(submitted.cardId));
         return {
           send: JSON.parse(submitted.requestJson) as OrderBody,
           kind: order.kind,
@@ -352,6 +361,19 @@ export class OrderDesk {
 
   #now(): string {
     return this.#clock().toISOString();
+  }
+
+  /**
+   * When an order leaves, never before the card's latest journaled order when that one lies
+   * within {@link READINGS_APART_MS} ahead: the checks take a card's FREEZE and UNFREEZE in the
+   * order of their `submitted_at`, and an UNFREEZE stamped before the FREEZE it followed left
+   * the card ORDER_NOT_REFLECTED and every purchase after it ACTIVITY_ON_INACTIVE_CARD.
+   */
+  #submittedAt(cardId: string | null): string {
+    const now = this.#clock().getTime();
+    const latest = cardId === null ? undefined : this.#journal.latestSubmission(cardId);
+    const after = latest === undefined ? Number.NaN : Date.parse(latest) + 1;
+    return new Date(after > now && after - now <= READINGS_APART_MS ? after : now).toISOString();
   }
 }
 

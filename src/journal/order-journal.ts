@@ -86,6 +86,14 @@ export class OrderJournal {
     return journaled.length === 1 ? journaled[0]?.currency : undefined;
   }
 
+  /** The latest `submitted_at` journaled for a card, from any source; undefined without one. */
+  latestSubmission(cardId: string): string | undefined {
+    const row = this.#prepare('SELECT max(submitted_at) AS at FROM orders WHERE card_id = ?').get(
+      cardId,
+    ) as { at: string | null };
+    return row.at ?? undefined;
+  }
+
   /** Journal an order about to be sent, `SUBMITTED` from source `cli`. */
   insertSubmitted(order: SubmittedOrder, at: string): void {
     this.#prepare(

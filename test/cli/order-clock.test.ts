@@ -113,4 +113,42 @@ describe('orders placed from the command line, the service clock three hours ahe
       t.sandbox.faults.reset();
     }
   });
+
+  it("journals a card's UNFREEZE after its FREEZE though the two commands, a second apart, read the service clock a second and more apart", async () => {
+    await t.control.post('/_control/orders/process', {});
+    const unfrozen = await runCliProcess(['cards', 'unfreeze', card, '--json'], env);
+    expect(unfrozen.code, unfrozen.stderr).toBe(0);
+    await t.control.post('/_control/orders/process', {});
+    // The FREEZE command's one reading of the clock is answered late: its Date header, written
+    // at the end of the wait, is taken for its middle, so that command puts the service clock
+    // 1.5 to 2.5 s ahead of where it is; the UNFREEZE's prompt reading is off by half a second
+    // at most.
+    const rule = await t.control.post('/_control/faults', {
+      kind: 'latency',
+      ms: 4_000,
+      match: { operation: 'getMerchantBalance' },
+      times: 1,
+    });
+    expect(rule.status).toBe(201);
+    try {
+      const freeze = await runCliProcess(
+        ['cards', 'freeze', card, '--merchant-order-no', 'clock-freeze-3', '--json'],
+        env,
+      );
+      expect(freeze.code, freeze.stderr).toBe(0);
+      await t.control.post('/_control/orders/process', {});
+      const unfreeze = await runCliProcess(
+        ['cards', 'unfreeze', card, '--merchant-order-no', 'clock-unfreeze-3', '--json'],
+        env,
+      );
+      expect(unfreeze.code, unfreeze.stderr).toBe(0);
+      // Stamped the other way round, the FREEZE was the card's latest: ORDER_NOT_REFLECTED on
+      // an ACTIVE card, and every purchase an hour after it ACTIVITY_ON_INACTIVE_CARD.
+      expect(Date.parse(journaled('clock-unfreeze-3').submitted_at)).toBeGreaterThan(
+        Date.parse(journaled('clock-freeze-3').submitted_at),
+      );
+    } finally {
+      t.sandbox.faults.reset();
+    }
+  });
 });
