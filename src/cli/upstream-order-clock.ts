@@ -20,7 +20,8 @@ export function orderClock(api: Pick<CardIssuingClient, 'upstreamNow'>): () => D
  * Make sure the upstream's clock is known before an order is journaled: when no answer has come
  * yet, ask for the merchant balance (one cheap read). Should that fail (no answer within
  * {@link ASK_MS}, the upstream down), the order goes on, on the host's clock, and meets the
- * failure itself, journaled as usual; only the caller's own stop is raised.
+ * failure itself, journaled as usual (the desk stamps it again once its answer shows the
+ * upstream's clock); only the caller's own stop is raised.
  */
 export async function learnUpstreamClock(
   api: Pick<CardIssuingClient, 'upstreamNow' | 'getMerchantBalance'>,

@@ -73,12 +73,20 @@ export interface SubmitOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** When a fresh order was stamped as submitted: the stamp, and `performance.now()` then. */
+interface Stamp {
+  readonly at: number;
+  readonly local: number;
+}
+
 type Decision =
   | {
       readonly send: OrderBody;
       readonly kind: OrderKind;
       /** First sending of this body: no earlier attempt may have been taken. */
       readonly fresh: boolean;
+      /** Its `submitted_at`, when this call stamped it. */
+      readonly stamp?: Stamp;
     }
   | { readonly answer: OrderOutcome };
 
@@ -130,20 +138,24 @@ export class OrderDesk {
     const decision = this.#journal.atomically((): Decision => {
       const row = this.#journal.get(merchantOrderNo);
       if (!row) {
-        this.#journal.insertSubmitted(submitted, this.#submittedAt(submitted.cardId));
+        const stamp = this.#submittedAt(submitted.cardId);
+        this.#journal.insertSubmitted(submitted, new Date(stamp.at).toISOString());
         return {
           send: JSON.parse(submitted.requestJson) as OrderBody,
           kind: order.kind,
           fresh: true,
+          stamp,
         };
       }
       const journaled = this.#ownRow(row);
       if (row.state === 'REJECTED' && isForgottenRefusal(row.error_code ?? '')) {
-        this.#journal.reopen(submitted, this.#submittedAt(submitted.cardId));
+        const stamp = this.#submittedAt(submitted.cardId);
+        this.#journal.reopen(submitted, new Date(stamp.at).toISOString());
         return {
           send: JSON.parse(submitted.requestJson) as OrderBody,
           kind: order.kind,
           fresh: true,
+          stamp,
         };
       }
       if (!sameCardOrder(journaled.order, order))
@@ -167,6 +179,7 @@ export class OrderDesk {
       decision.send,
       decision.fresh,
       options.signal,
+      decision.stamp,
     );
   }
 
@@ -271,6 +284,7 @@ export class OrderDesk {
     body: OrderBody,
     fresh: boolean,
     signal: AbortSignal | undefined,
+    stamp?: Stamp,
   ): Promise<OrderOutcome> {
     const base = { merchantOrderNo, kind, sent: true, fromJournal: false };
     let result: OrderResult;
@@ -298,11 +312,11 @@ export class OrderDesk {
           error,
         };
       }
-      this.#record(merchantOrderNo, { state: 'REJECTED', errorCode: code });
+      this.#record(merchantOrderNo, { state: 'REJECTED', errorCode: code }, stamp);
       this.#logger?.info({ merchantOrderNo, kind, errorCode: code }, 'order rejected');
       return { ...base, state: 'REJECTED', orderNo: null, errorCode: code, replayed: false, error };
     }
-    this.#record(merchantOrderNo, { state: 'ACCEPTED', orderNo: result.orderNo });
+    this.#record(merchantOrderNo, { state: 'ACCEPTED', orderNo: result.orderNo }, stamp);
     this.#logger?.info(
       { merchantOrderNo, kind, orderNo: result.orderNo, replayed: result.replayed },
       'order accepted',
@@ -323,9 +337,11 @@ export class OrderDesk {
   #record(
     merchantOrderNo: string,
     outcome: { state: 'ACCEPTED' | 'REJECTED'; orderNo?: string; errorCode?: string },
+    stamp?: Stamp,
   ): void {
     try {
-      if (!this.#journal.settle(merchantOrderNo, outcome, this.#now()))
+      const submittedAt = this.#restamped(stamp);
+      if (!this.#journal.settle(merchantOrderNo, outcome, this.#now(), submittedAt))
         this.#logger?.debug({ merchantOrderNo }, 'order already settled by another process');
     } catch (cause) {
       const answer =
@@ -369,11 +385,24 @@ export class OrderDesk {
    * order of their `submitted_at`, and an UNFREEZE stamped before the FREEZE it followed left
    * the card ORDER_NOT_REFLECTED and every purchase after it ACTIVITY_ON_INACTIVE_CARD.
    */
-  #submittedAt(cardId: string | null): string {
+  #submittedAt(cardId: string | null): Stamp {
+    const local = performance.now();
     const now = this.#clock().getTime();
     const latest = cardId === null ? undefined : this.#journal.latestSubmission(cardId);
     const after = latest === undefined ? Number.NaN : Date.parse(latest) + 1;
-    return new Date(after > now && after - now <= READINGS_APART_MS ? after : now).toISOString();
+    return { at: after > now && after - now <= READINGS_APART_MS ? after : now, local };
+  }
+
+  /**
+   * The submission time on the clock as the order's own answer set it, when the stamp lies
+   * further from it than {@link READINGS_APART_MS}: the stamp was taken on the host's clock, the
+   * upstream's not being known yet (its one reading got no answer in time). On a host hours off,
+   * such a FREEZE made the purchases of the hours before it ACTIVITY_ON_INACTIVE_CARD.
+   */
+  #restamped(stamp: Stamp | undefined): string | undefined {
+    if (stamp === undefined) return undefined;
+    const at = this.#clock().getTime() - (performance.now() - stamp.local);
+    return Math.abs(at - stamp.at) > READINGS_APART_MS ? new Date(at).toISOString() : undefined;
   }
 }
 

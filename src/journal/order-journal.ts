@@ -141,7 +141,10 @@ export class OrderJournal {
     );
   }
 
-  /** Settle a SUBMITTED row; false when it is no longer SUBMITTED (settled meanwhile). */
+  /**
+   * Settle a SUBMITTED row, with its `submitted_at` corrected when `submittedAt` is given; false
+   * when it is no longer SUBMITTED (settled meanwhile).
+   */
   settle(
     merchantOrderNo: string,
     outcome: {
@@ -150,11 +153,20 @@ export class OrderJournal {
       errorCode?: string;
     },
     at: string,
+    submittedAt?: string,
   ): boolean {
     const changed = this.#prepare(
-      `UPDATE orders SET state = ?, order_no = ?, error_code = ?, updated_at = ?
+      `UPDATE orders SET state = ?, order_no = ?, error_code = ?, updated_at = ?,
+           submitted_at = coalesce(?, submitted_at)
          WHERE merchant_order_no = ? AND state = 'SUBMITTED'`,
-    ).run(outcome.state, outcome.orderNo ?? null, outcome.errorCode ?? null, at, merchantOrderNo);
+    ).run(
+      outcome.state,
+      outcome.orderNo ?? null,
+      outcome.errorCode ?? null,
+      at,
+      submittedAt ?? null,
+      merchantOrderNo,
+    );
     return changed.changes === 1;
   }
 }
