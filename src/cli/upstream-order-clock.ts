@@ -4,13 +4,13 @@ import type { CardIssuingClient } from '../api/index.js';
 const ASK_MS = 5_000;
 
 /**
- * The clock an order placed from the command line is journaled on (`submitted_at`, the
- * `updated_at` of its answer, the second in a generated reference): the upstream's, as the `Date` headers of its answers
- * show it ({@link CardIssuingClient.upstreamNow}), falling back to the host's before any answer.
- * The reconciliation holds these times against the upstream's `createdAt`s and the sync's read
- * times, which are on the upstream's clock: on a host an hour or more off, an order stamped on
- * the host's clock was ORDER_NOT_REFLECTED seconds after it was placed, and purchases made
- * before a FREEZE counted as ACTIVITY_ON_INACTIVE_CARD.
+ * The clock an order placed from the command line is journaled on (`submitted_at`, the `updated_at`
+ * of its answer, the second in a generated reference): the upstream's, as the `Date` headers of its
+ * answers show it ({@link CardIssuingClient.upstreamNow}), falling back to the host's before any
+ * answer. The reconciliation holds these times against the upstream's `createdAt`s and the sync's
+ * read times, which are on the upstream's clock: on a host an hour or more off, an order stamped on
+ * the host's clock was ORDER_NOT_REFLECTED seconds after it was placed, and purchases made before a
+ * FREEZE counted as ACTIVITY_ON_INACTIVE_CARD.
  */
 export function orderClock(api: Pick<CardIssuingClient, 'upstreamNow'>): () => Date {
   return () => new Date(api.upstreamNow() ?? Date.now());

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CardIssuingClient, type CardIssuingClientOptions } from '../../src/api/index.js';
 import type { Logger } from 'pino';
+import { CardIssuingClient, type CardIssuingClientOptions } from '../../src/api/index.js';
 import { createLogger } from '../../src/log/logger.js';
 import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
 import type { SandboxOptions } from '../../src/sandbox/sandbox.js';
