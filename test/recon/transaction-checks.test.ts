@@ -289,6 +289,24 @@ describe('ACTIVITY_ON_INACTIVE_CARD, the end of a freeze', () => {
     refused.write();
     expect(runOn(l, [CODE]).findings.map((f) => f.transactionId)).toEqual([during.transactionId]);
   });
+
+  it('takes a FREEZE and an UNFREEZE submitted in the same instant in journal order, as ORDER_NOT_REFLECTED does', () => {
+    const l = openLedger(temp);
+    const at = shift(HISTORY_AT, DAY);
+    // Frozen, then unfrozen within the second a journal file gives times to: active after both.
+    const thawed = l.issue(l.offering(), { amount: '500.00' });
+    thawed.switchTo('FREEZE', at);
+    thawed.switchTo('UNFREEZE', at);
+    thawed.activity({ amount: '5.00', createdAt: shift(at, 2 * HOUR) });
+    thawed.write();
+    // The other way round: frozen last, so a purchase two hours on is activity on a frozen card.
+    const frozen = l.issue(l.offering(), { amount: '500.00' });
+    frozen.switchTo('UNFREEZE', at);
+    frozen.switchTo('FREEZE', at);
+    const during = frozen.activity({ amount: '5.00', createdAt: shift(at, 2 * HOUR) });
+    frozen.write();
+    expect(runOn(l, [CODE]).findings.map((f) => f.transactionId)).toEqual([during.transactionId]);
+  });
 });
 
 describe('STALE_PENDING', () => {
