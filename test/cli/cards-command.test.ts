@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrdersTable } from '../../src/mirror/mirror-schema.js';
-import { runCliProcess, startCliProcess } from '../support/cli-process.js';
+import { runCliProcess, sandboxCliEnv, startCliProcess } from '../support/cli-process.js';
 import { orderNo, startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 
 let t: TestSandbox;
@@ -51,14 +51,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cardsync-cards-cli-'));
   db = join(dir, 'data', 'mirror.sqlite');
   merchantId = t.sandbox.merchants[0]!.merchantId;
-  env = {
-    CARDSYNC_BASE_URL: t.sandbox.baseUrl,
-    CARDSYNC_API_KEY: t.sandbox.merchants[0]!.apiKey,
-    CARDSYNC_API_KEY_FILE: '',
-    CARDSYNC_CA_FILE: t.sandbox.caFile,
-    CARDSYNC_DB: db,
-    CARDSYNC_MERCHANT_ID: merchantId,
-  };
+  env = { ...sandboxCliEnv(t, db), CARDSYNC_MERCHANT_ID: merchantId };
   const offerings = await t.merchants[0]!.get('/merchants/offerings');
   offeringId = (
     offerings.body.data as { id: string; requiresHolder: boolean; name: string }[]

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { SandboxOptions } from '../../src/sandbox/sandbox.js';
+import { sandboxCliEnv } from '../support/cli-process.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 
 /** A sandbox with a world, a temp folder, and the environment a `cardsync` process needs. */
@@ -39,11 +40,7 @@ export async function startJobFixture(options: Partial<SandboxOptions>): Promise
     merchantId: merchant.merchantId,
     journalFile: merchant.journalFile ?? '',
     env: {
-      CARDSYNC_BASE_URL: t.sandbox.baseUrl,
-      CARDSYNC_API_KEY: merchant.apiKey,
-      CARDSYNC_API_KEY_FILE: '',
-      CARDSYNC_CA_FILE: t.sandbox.caFile,
-      CARDSYNC_DB: db,
+      ...sandboxCliEnv(t, db),
       CARDSYNC_REPORTS_DIR: reportsDir,
       CARDSYNC_METRICS_FILE: metricsFile,
     },

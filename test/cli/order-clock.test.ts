@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrdersTable } from '../../src/mirror/mirror-schema.js';
-import { runCliProcess } from '../support/cli-process.js';
+import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
 import { activeCard } from '../support/forced-transactions.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 
@@ -29,11 +29,7 @@ describe('orders placed from the command line, the service clock three hours ahe
     dir = await mkdtemp(join(tmpdir(), 'cardsync-order-clock-'));
     db = join(dir, 'mirror.sqlite');
     env = {
-      CARDSYNC_BASE_URL: t.sandbox.baseUrl,
-      CARDSYNC_API_KEY: t.sandbox.merchants[0]!.apiKey,
-      CARDSYNC_API_KEY_FILE: '',
-      CARDSYNC_CA_FILE: t.sandbox.caFile,
-      CARDSYNC_DB: db,
+      ...sandboxCliEnv(t, db),
       // Known, so the command asks the upstream nothing before the order but for its clock.
       CARDSYNC_MERCHANT_ID: t.sandbox.merchants[0]!.merchantId,
     };
@@ -59,12 +55,31 @@ describe('orders placed from the command line, the service clock three hours ahe
     }
   };
 
-  it('journals when the order was submitted and answered on the service clock, as the reconciliation compares them', async () => {
-    const result = await runCliProcess(
-      ['cards', 'freeze', card, '--merchant-order-no', 'clock-freeze-1', '--json'],
-      env,
-    );
+  /** Place an order on the card from the command line, exit 0 expected. */
+  const place = async (kind: 'freeze' | 'unfreeze', ref?: string): Promise<string> => {
+    const args = ['cards', kind, card, ...(ref ? ['--merchant-order-no', ref] : []), '--json'];
+    const result = await runCliProcess(args, env);
     expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout).merchantOrderNo as string;
+  };
+
+  /** Run `body` with a fault rule on the balance read, the command's one reading of the clock. */
+  const withClockReadFault = async (rule: object, body: () => Promise<void>): Promise<void> => {
+    await t.control.post('/_control/orders/process', {});
+    const added = await t.control.post('/_control/faults', {
+      ...rule,
+      match: { operation: 'getMerchantBalance' },
+    });
+    expect(added.status).toBe(201);
+    try {
+      await body();
+    } finally {
+      t.sandbox.faults.reset();
+    }
+  };
+
+  it('journals when the order was submitted and answered on the service clock, as the reconciliation compares them', async () => {
+    await place('freeze', 'clock-freeze-1');
     const now = await serviceNow();
     expect(now - Date.now()).toBeGreaterThan(2 * HOUR);
     const row = journaled('clock-freeze-1');
@@ -77,9 +92,7 @@ describe('orders placed from the command line, the service clock three hours ahe
 
   it('names a generated reference after the service clock too (unfreezing that card)', async () => {
     await t.control.post('/_control/orders/process', {});
-    const result = await runCliProcess(['cards', 'unfreeze', card, '--json'], env);
-    expect(result.code, result.stderr).toBe(0);
-    const ref = JSON.parse(result.stdout).merchantOrderNo as string;
+    const ref = await place('unfreeze');
     // cs-<UTC second>-<hex>: the second is the service's, not this host's.
     const second = /^cs-(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z-/.exec(ref)?.slice(1).map(Number);
     expect(second).toHaveLength(6);
@@ -90,18 +103,8 @@ describe('orders placed from the command line, the service clock three hours ahe
   });
 
   it('still places the order when the request for the clock gets no answer, and journals when it was submitted on the service clock once its own answer showed it', async () => {
-    await t.control.post('/_control/orders/process', {});
-    const rule = await t.control.post('/_control/faults', {
-      kind: 'reset',
-      match: { operation: 'getMerchantBalance' },
-    });
-    expect(rule.status).toBe(201);
-    try {
-      const result = await runCliProcess(
-        ['cards', 'freeze', card, '--merchant-order-no', 'clock-freeze-2', '--json'],
-        env,
-      );
-      expect(result.code, result.stderr).toBe(0);
+    await withClockReadFault({ kind: 'reset' }, async () => {
+      await place('freeze', 'clock-freeze-2');
       const row = journaled('clock-freeze-2');
       expect(row.state).toBe('ACCEPTED');
       // Stamped on the host's clock when it left, three hours behind: the purchases of the two
@@ -110,46 +113,25 @@ describe('orders placed from the command line, the service clock three hours ahe
       const now = await serviceNow();
       expect(Math.abs(Date.parse(row.submitted_at) - now)).toBeLessThan(TOLERANCE_MS);
       expect(Math.abs(Date.parse(row.updated_at) - now)).toBeLessThan(TOLERANCE_MS);
-    } finally {
-      t.sandbox.faults.reset();
-    }
+    });
   });
 
   it("journals a card's UNFREEZE after its FREEZE though the two commands, a second apart, read the service clock a second and more apart", async () => {
     await t.control.post('/_control/orders/process', {});
-    const unfrozen = await runCliProcess(['cards', 'unfreeze', card, '--json'], env);
-    expect(unfrozen.code, unfrozen.stderr).toBe(0);
-    await t.control.post('/_control/orders/process', {});
+    await place('unfreeze');
     // The FREEZE command's one reading of the clock is answered late: its Date header, written
     // at the end of the wait, is taken for its middle, so that command puts the service clock
     // 1.5 to 2.5 s ahead of where it is; the UNFREEZE's prompt reading is off by half a second
     // at most.
-    const rule = await t.control.post('/_control/faults', {
-      kind: 'latency',
-      ms: 4_000,
-      match: { operation: 'getMerchantBalance' },
-      times: 1,
-    });
-    expect(rule.status).toBe(201);
-    try {
-      const freeze = await runCliProcess(
-        ['cards', 'freeze', card, '--merchant-order-no', 'clock-freeze-3', '--json'],
-        env,
-      );
-      expect(freeze.code, freeze.stderr).toBe(0);
+    await withClockReadFault({ kind: 'latency', ms: 4_000, times: 1 }, async () => {
+      await place('freeze', 'clock-freeze-3');
       await t.control.post('/_control/orders/process', {});
-      const unfreeze = await runCliProcess(
-        ['cards', 'unfreeze', card, '--merchant-order-no', 'clock-unfreeze-3', '--json'],
-        env,
-      );
-      expect(unfreeze.code, unfreeze.stderr).toBe(0);
+      await place('unfreeze', 'clock-unfreeze-3');
       // Stamped the other way round, the FREEZE was the card's latest: ORDER_NOT_REFLECTED on
       // an ACTIVE card, and every purchase an hour after it ACTIVITY_ON_INACTIVE_CARD.
       expect(Date.parse(journaled('clock-unfreeze-3').submitted_at)).toBeGreaterThan(
         Date.parse(journaled('clock-freeze-3').submitted_at),
       );
-    } finally {
-      t.sandbox.faults.reset();
-    }
+    });
   });
 });

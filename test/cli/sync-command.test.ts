@@ -3,7 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliProcess } from '../support/cli-process.js';
+import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 import { messageLines } from './job-fixture.js';
 
@@ -17,13 +17,7 @@ describe('cardsync sync on bad input', () => {
     t = await startTestSandbox({ merchants: 1, seed: 'sync-cli' });
     dir = await mkdtemp(join(tmpdir(), 'cardsync-sync-cli-'));
     db = join(dir, 'data', 'mirror.sqlite');
-    good = {
-      CARDSYNC_BASE_URL: t.sandbox.baseUrl,
-      CARDSYNC_API_KEY: t.sandbox.merchants[0]!.apiKey,
-      CARDSYNC_CA_FILE: t.sandbox.caFile,
-      CARDSYNC_DB: db,
-      CARDSYNC_API_KEY_FILE: '',
-    };
+    good = sandboxCliEnv(t, db);
   });
   afterAll(async () => {
     await t.close();

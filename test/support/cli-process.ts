@@ -1,9 +1,24 @@
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import type { TestSandbox } from './test-sandbox.js';
 
 /** The built CLI (`npm test` builds it first). */
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+/**
+ * The environment of a command against merchant `merchant` of the test sandbox `t`, its mirror
+ * at `db`; `CARDSYNC_API_KEY_FILE` emptied, so a key file of the host's environment is not read.
+ */
+export function sandboxCliEnv(t: TestSandbox, db: string, merchant = 0): Record<string, string> {
+  return {
+    CARDSYNC_BASE_URL: t.sandbox.baseUrl,
+    CARDSYNC_API_KEY: t.sandbox.merchants[merchant]!.apiKey,
+    CARDSYNC_API_KEY_FILE: '',
+    CARDSYNC_CA_FILE: t.sandbox.caFile,
+    CARDSYNC_DB: db,
+  };
+}
 
 /** The uid of `nobody`, which the tests run the CLI as when they need file permissions to bind. */
 const NOBODY = 65_534;
