@@ -5,6 +5,7 @@ import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { QUARANTINED_CTE, QUARANTINED_REASON } from '../quarantined-sql.js';
+import { explainedBySubset } from '../subset-explanation.js';
 import { transactionEffectSql, visibleAtReadSql } from '../transaction-effect-sql.js';
 import { CARD_TRANSACTIONS_TABLE, JOURNAL_TABLE } from '../working-tables.js';
 
@@ -204,12 +205,6 @@ WHERE t.card_id = @cardId AND t.merchant_id = @merchantId
   AND t.created_at BETWEEN @nearFrom AND @nearTo
   AND NOT (t.created_at <= @observedAt AND t.first_seen_at > @observedAt)`;
 
-/**
- * Terms (late postings, status changes) beyond which only leaving them all out, and every subset
- * of the ones this many nearest the read, are tried.
- */
-const MAX_SUBSET_TERMS = 10;
-
 /** A term that may explain a card's difference, and the upstream time it moved the balance at. */
 interface Term {
   /** The transaction: two terms of one are two accounts of it, never both true. */
@@ -232,10 +227,10 @@ const NEAR_READ_REASON =
 
 /**
  * True when leaving some of `terms` out of `expected` gives `balance` (within `tolerance`): the
- * read at `observedAt` may have come before they posted (or changed status). Every subset is
- * tried when there are few; else leaving them all out, and every subset of the
- * {@link MAX_SUBSET_TERMS} nearest the read, since a first sync mirrors a card's whole history
- * after its read, and what the read missed is most likely what happened at about its time.
+ * read at `observedAt` may have come before they posted (or changed status). The terms nearest
+ * the read are tried first when there are many ({@link explainedBySubset}), since a first sync
+ * mirrors a card's whole history after its read, and what the read missed is most likely what
+ * happened at about its time.
  */
 function explainedByLatePostings(
   balance: bigint,
@@ -244,32 +239,9 @@ function explainedByLatePostings(
   tolerance: bigint,
   observedAt: string,
 ): boolean {
-  const near = (sum: bigint) => {
-    const difference = balance - (expected - sum);
-    return (difference < 0n ? -difference : difference) <= tolerance;
-  };
-  // A subset takes at most one term of a transaction: one created near the read whose status
-  // changed after it has a term for each account (the read before it, or before the change),
-  // and both together would leave its effect out twice.
-  const byTransaction = (list: readonly Term[]) => {
-    const groups = new Map<string, bigint[]>();
-    for (const t of list) groups.set(t.id, [...(groups.get(t.id) ?? []), t.effect]);
-    return [...groups.values()];
-  };
-  let groups = byTransaction(terms);
-  if (terms.length > MAX_SUBSET_TERMS) {
-    if (near(groups.reduce((sum, effects) => sum + (effects[0] ?? 0n), 0n))) return true;
-    const read = Date.parse(observedAt);
-    const distance = (t: Term) => Math.abs(Date.parse(t.at) - read);
-    groups = byTransaction(
-      [...terms].sort((a, b) => distance(a) - distance(b)).slice(0, MAX_SUBSET_TERMS),
-    );
-  }
-  let sums = new Set<bigint>([0n]);
-  for (const effects of groups)
-    sums = new Set([...sums, ...[...sums].flatMap((sum) => effects.map((e) => sum + e))]);
-  sums.delete(0n);
-  return [...sums].some(near);
+  const read = Date.parse(observedAt);
+  const distanced = terms.map((t) => ({ ...t, distance: Math.abs(Date.parse(t.at) - read) }));
+  return explainedBySubset(balance, expected, distanced, tolerance);
 }
 
 /**
