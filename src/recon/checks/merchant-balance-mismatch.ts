@@ -5,6 +5,7 @@ import { exactSum, exactSumSql } from '../exact-sum-sql.js';
 import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
+import { type ExplainingTerm, explainedBySubset } from '../subset-explanation.js';
 import { transactionEffectSql } from '../transaction-effect-sql.js';
 
 const CODE = 'MERCHANT_BALANCE_MISMATCH';
@@ -39,7 +40,16 @@ interface Flow {
   readonly amount: () => bigint | null;
   /** The journal row it comes from (`merchant_order_no`). */
   readonly order: string;
+  /**
+   * A CANCEL's: what the ledger counts in the cancelled card's balance that the balance at the
+   * CANCEL may not have held ({@link cancelledCardTerms}).
+   */
+  readonly terms?: () => ExplainingTerm[];
 }
+
+/** Why an interval whose difference a cancelled card's later changes would explain is not judged. */
+const CANCELLED_CARD_REASON =
+  'the difference is the effect of transactions of a card cancelled in between that posted or changed status after its CANCEL, when the card kept none of it';
 
 /**
  * MERCHANT_BALANCE_MISMATCH: between two consecutive balance snapshots, the change differs from
@@ -48,7 +58,9 @@ interface Flow {
  * CANCEL + the card's ledger balance just before it. Flows that follow an outcome are timed by
  * their FEE record. An interval with a journal order (submission or outcome) within `quietMs`
  * (2 minutes) of either snapshot is skipped: which side of the read it fell on is unknowable.
- * A REJECTED order moved nothing and skips nothing.
+ * A REJECTED order moved nothing and skips nothing. An interval whose difference is exactly what
+ * transactions of a card cancelled in it posted or changed after its CANCEL would move (the
+ * CANCEL returned the balance then; the ledger counts them now) is not judged.
  * Every interval of the mirror's history is checked, so an unexplained movement stays a finding
  * until it is explained (a journal row imported later) or acknowledged.
  */
@@ -111,12 +123,26 @@ export const merchantBalanceMismatch: Check = {
         skip("a cancelled card's balance before its CANCEL is unknown");
         continue;
       }
-      tally.examine('intervals').examine('orders', new Set(inside.map((f) => f.order)).size);
       // In bigints: the flows of a long interval may sum past 2^53 minor units.
       const explained = (amounts as bigint[]).reduce((sum, a) => sum + a, 0n);
       const expected = BigInt(before.balanceMinor) + explained;
       const delta = BigInt(after.balanceMinor) - expected;
-      if ((delta < 0n ? -delta : delta) <= BigInt(settings.tolerances[CODE])) continue;
+      const tolerance = BigInt(settings.tolerances[CODE]);
+      const mismatch = (delta < 0n ? -delta : delta) > tolerance;
+      // A cancellation returns the card's balance at that moment, and a CANCELLED card keeps 0
+      // whatever posts or changes later (reference-model sections 3 and 4): a PENDING
+      // purchase declined, or a PENDING refund completed, after it moves the ledger, not the
+      // merchant balance.
+      const terms = mismatch ? inside.flatMap((f) => f.terms?.() ?? []) : [];
+      if (
+        terms.length > 0 &&
+        explainedBySubset(BigInt(after.balanceMinor), expected, terms, tolerance)
+      ) {
+        tally.skip('intervals', CANCELLED_CARD_REASON);
+        continue;
+      }
+      tally.examine('intervals').examine('orders', new Set(inside.map((f) => f.order)).size);
+      if (!mismatch) continue;
       const money = (minor: number | bigint) => moneyText(minor, after.currency) ?? String(minor);
       findings.push(
         makeFinding(CODE, merchantId, {
@@ -168,6 +194,7 @@ function readFlows(
     )
     .iterate({ merchantId }) as IterableIterator<JournalRow>;
   const cardBalance = cancelledCardBalance(db, merchantId);
+  const cardTerms = cancelledCardTerms(db, merchantId);
   for (const row of rows) {
     // A REJECTED order was refused: the order desk journals it so only on an answer proving the
     // upstream did not take it, and section 3 moves money from acceptance on. Near a snapshot
@@ -202,6 +229,7 @@ function readFlows(
         at: outcome,
         amount: () => (cardId === null ? null : cardBalance(cardId, feeAt)),
         order,
+        terms: () => (cardId === null ? [] : cardTerms(cardId, feeAt)),
       });
     }
   }
@@ -292,5 +320,70 @@ function cancelledCardBalance(
     };
     if ((moved.unusable ?? 0n) > 0n) return null;
     return total + (exactSum(moved.total_high, moved.total_low) ?? 0n);
+  };
+}
+
+/**
+ * The transactions of a cancelled card a sync saw only after its CANCEL's outcome at `at`, each
+ * as what the ledger {@link cancelledCardBalance} counts less what the balance returned at `at`
+ * may have held: one created before `at` but first mirrored after it may not have posted yet
+ * (its whole effect; or, first mirrored in another status than PENDING, its effect less its
+ * PENDING's); one whose status change was first mirrored after `at` may have changed after it
+ * (its effect less its effect before the change). The FEE records of orders are left out: the
+ * ledger takes them with their order, at their own `createdAt`.
+ */
+const CANCELLED_CARD_TERMS = `
+WITH card_transactions AS (
+  SELECT t.* FROM transactions t
+  WHERE t.card_id = @cardId AND t.merchant_id = @merchantId AND t.created_at < @at
+    AND NOT (t.type = 'FEE' AND EXISTS (
+      SELECT 1 FROM orders o WHERE o.merchant_id = @merchantId AND o.order_no = t.trade_no))
+)
+SELECT t.transaction_id AS id, ${transactionEffectSql('t')} AS effect, t.created_at AS moved
+FROM card_transactions t WHERE t.first_seen_at > @at
+UNION ALL
+SELECT t.transaction_id AS id, ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect,
+       t.first_seen_at AS moved
+FROM card_transactions t
+JOIN (SELECT transaction_id, type, amount_minor, fee_minor, 'PENDING' AS status
+      FROM card_transactions) p ON p.transaction_id = t.transaction_id
+WHERE t.first_seen_at > @at AND t.status <> 'PENDING'
+UNION ALL
+SELECT t.transaction_id AS id, ${transactionEffectSql('t')} - ${transactionEffectSql('p')} AS effect,
+       p.first_change AS moved
+FROM (
+  SELECT t.transaction_id, t.type, t.amount_minor, t.fee_minor, s.from_status AS status,
+         min(s.observed_at) AS first_change
+  FROM card_transactions t
+  JOIN transaction_status_changes s ON s.transaction_id = t.transaction_id
+  WHERE t.first_seen_at <= @at AND s.observed_at > @at
+  GROUP BY t.transaction_id
+) p
+JOIN card_transactions t ON t.transaction_id = p.transaction_id`;
+
+/**
+ * The terms ({@link CANCELLED_CARD_TERMS}) by which the balance a card's CANCEL returned at `at`
+ * may fall short of its ledger then, as the mirror now holds it.
+ */
+function cancelledCardTerms(
+  db: SqliteDatabase,
+  merchantId: string,
+): (cardId: string, at: string) => ExplainingTerm[] {
+  const statement = db.prepare(CANCELLED_CARD_TERMS).safeIntegers(true);
+  return (cardId, at) => {
+    const cancelled = Date.parse(at);
+    return (
+      statement.all({ cardId, merchantId, at }) as {
+        id: string;
+        effect: bigint | null;
+        moved: string;
+      }[]
+    )
+      .filter((t): t is { id: string; effect: bigint; moved: string } => !!t.effect)
+      .map((t) => ({
+        id: t.id,
+        effect: t.effect,
+        distance: Math.abs(Date.parse(t.moved) - cancelled),
+      }));
   };
 }
