@@ -220,6 +220,15 @@ export class CardIssuingClient implements UpstreamTime {
     return this.#upstreamClock.now();
   }
 
+  /**
+   * The earliest the upstream's present can be by its answers' `Date` headers, epoch ms (the
+   * local clock while it agrees with them; see {@link UpstreamClock.earliest}); undefined before
+   * any answer. A time stamped before a request leaves, on it, is not after the upstream took it.
+   */
+  upstreamEarliest(): number | undefined {
+    return this.#upstreamClock.earliest();
+  }
+
   /** Stats for progress and benchmarks: requests, retries, 429s, the current concurrency limit. */
   stats(): ClientStats {
     return { ...this.#counters, concurrencyLimit: this.#limiter.limit };

@@ -50,4 +50,16 @@ export class UpstreamClock {
     const offset = this.offset();
     return offset === undefined ? undefined : this.#localNow() + offset;
   }
+
+  /**
+   * Epoch ms on the upstream's clock now at the earliest the bounds allow (the local clock while
+   * it lies within them), or undefined before any answer: a time that is not after the
+   * upstream's present, where {@link now} may be up to half a second (or half a slow round trip)
+   * after it.
+   */
+  earliest(): number | undefined {
+    if (this.#low === Number.NEGATIVE_INFINITY) return undefined;
+    const local = this.#localNow();
+    return this.#low <= 0 && this.#high >= 0 ? local : local + this.#low;
+  }
 }

@@ -48,6 +48,28 @@ describe('UpstreamClock', () => {
     expect(clock.now()).toBe(1_000 + offset);
   });
 
+  it('gives the earliest the answers allow, not after the upstream clock, where the middle may be half a second after it', () => {
+    const behind = 600_000;
+    const local = { now: 0 };
+    const clock = clockAt(local);
+    expect(clock.earliest()).toBeUndefined();
+    // Upstream moment 5,000,300 (Date 5,000,000), answered 20 ms after it was sent.
+    const sent = 5_000_300 - behind - 10;
+    clock.observe(5_000_000, sent, sent + 20);
+    // The offset lies between 600,000 - 310 and 600,000 + 710: its middle is 200 ms after the
+    // truth, its lower bound 310 ms before it.
+    local.now = 1_000;
+    expect(clock.now()).toBe(1_000 + behind + 200);
+    expect(clock.earliest()).toBe(1_000 + behind - 310);
+  });
+
+  it('gives the local clock as the earliest too while it agrees with every answer', () => {
+    const local = { now: 1_000_500 };
+    const clock = clockAt(local);
+    clock.observe(1_000_000, 1_000_450, 1_000_500);
+    expect(clock.earliest()).toBe(1_000_500);
+  });
+
   it('starts afresh when an answer cannot agree with the earlier ones (a clock was set)', () => {
     const clock = new UpstreamClock(() => 0);
     clock.observe(10_000, 9_990, 10_010);

@@ -134,4 +134,32 @@ describe('orders placed from the command line, the service clock three hours ahe
       );
     });
   });
+
+  it('journals an UNFREEZE as submitted no later than the service took it though its clock read was answered late, so a purchase the card takes at once after it comes after it', async () => {
+    await t.control.post('/_control/orders/process', {});
+    await place('freeze', 'clock-freeze-4');
+    await t.control.post('/_control/orders/process', {});
+    // Frozen for two hours: a purchase now is past the reconciliation's one-hour grace.
+    expect((await t.control.post('/_control/clock', { advanceMs: 2 * HOUR })).status).toBe(200);
+    // The one reading of the clock waits 2 s and its Date header is written at the end of the
+    // wait: the middle of what it bounds lies 0.5 to 1.5 s after the service clock.
+    await withClockReadFault({ kind: 'latency', ms: 2_000, times: 1 }, async () => {
+      await place('unfreeze', 'clock-unfreeze-4');
+    });
+    await t.control.post('/_control/orders/process', {});
+    const purchase = await t.control.post(`/_control/cards/${card}/transactions`, {
+      type: 'PURCHASE',
+      amount: '1.00',
+    });
+    expect(purchase.body.data.status).toBe('PENDING');
+    const { accepted_at: acceptedAt } = t.sandbox.context.store.db
+      .prepare('SELECT accepted_at FROM orders WHERE merchant_order_no = ?')
+      .get('clock-unfreeze-4') as { accepted_at: number };
+    const submittedAt = Date.parse(journaled('clock-unfreeze-4').submitted_at);
+    // Stamped at that middle, the UNFREEZE came after the purchase, which ACTIVITY_ON_INACTIVE_CARD
+    // then took for one made on the card frozen two hours before.
+    expect(submittedAt).toBeLessThanOrEqual(acceptedAt);
+    expect(submittedAt).toBeLessThan(Date.parse(purchase.body.data.createdAt));
+    expect(acceptedAt - submittedAt).toBeLessThan(TOLERANCE_MS);
+  });
 });
