@@ -2,10 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { runChecks } from '../../src/recon/run-checks.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
-import { importJournals } from './support/recon-world.js';
+import { checkWorld } from './support/recon-world.js';
 
 /** The client, with `beforeTransactions` run once before the first transaction read. */
 function withPause(api: CardIssuingClient, beforeTransactions: () => Promise<void>): SyncApi {
@@ -18,17 +17,6 @@ function withPause(api: CardIssuingClient, beforeTransactions: () => Promise<voi
       return api.listTransactions(query, options);
     },
   };
-}
-
-/** The checks on `w`'s mirror, its journals imported. */
-async function check(w: SyncWorld): Promise<CheckResults> {
-  const mirror = w.openMirror();
-  try {
-    await importJournals(w, mirror);
-    return runChecks(mirror.db);
-  } finally {
-    await mirror.close();
-  }
 }
 
 /** An ACTIVE card of the sandbox holding more than 100.00. */
@@ -72,9 +60,9 @@ describe('a purchase made after the cards were read, during the sync', () => {
         }),
     });
     expect(synced.outcome).toBe('done');
-    first = await check(w);
+    first = await checkWorld(w);
     expect((await w.sync()).outcome).toBe('done');
-    second = await check(w);
+    second = await checkWorld(w);
   });
   afterAll(async () => w?.close());
 
@@ -154,9 +142,9 @@ describe('a PENDING refund completed after the cards were read, during the secon
         }),
     });
     expect(synced.outcome).toBe('done');
-    second = await check(w);
+    second = await checkWorld(w);
     expect((await w.sync()).outcome).toBe('done');
-    third = await check(w);
+    third = await checkWorld(w);
   });
   afterAll(async () => w?.close());
 

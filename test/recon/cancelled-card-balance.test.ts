@@ -2,23 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CardIssuingClient } from '../../src/api/index.js';
 import { OrderDesk } from '../../src/journal/order-desk.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { runChecks } from '../../src/recon/run-checks.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
-import { importJournals } from './support/recon-world.js';
+import { checkWorld } from './support/recon-world.js';
 
 const CODE = 'MERCHANT_BALANCE_MISMATCH';
 const MINUTE = 60_000;
-
-/** The checks on `w`'s mirror, its journals imported. */
-async function check(w: SyncWorld): Promise<CheckResults> {
-  const mirror = w.openMirror();
-  try {
-    await importJournals(w, mirror);
-    return runChecks(mirror.db);
-  } finally {
-    await mirror.close();
-  }
-}
 
 /** The MERCHANT_BALANCE_MISMATCH findings of `results`, as `snapshotAt delta`. */
 function drifts(results: CheckResults): string[] {
@@ -110,7 +98,7 @@ describe('cards cancelled while a purchase was PENDING, a refund PENDING and a p
     await move(refund.transactionId!, 'COMPLETED');
     await advance(5 * MINUTE);
     expect((await w.sync()).outcome).toBe('done');
-    second = await check(w);
+    second = await checkWorld(w);
     // The next day: a card cancelled with a PENDING purchase declined after it, and a movement
     // of the merchant balance no order explains.
     await advance(10 * MINUTE);
@@ -125,7 +113,7 @@ describe('cards cancelled while a purchase was PENDING, a refund PENDING and a p
     expect(planted.status, planted.text).toBe(201);
     await advance(5 * MINUTE);
     expect((await w.sync()).outcome).toBe('done');
-    third = await check(w);
+    third = await checkWorld(w);
     const mirror = w.openMirror();
     try {
       thirdSnapshot = mirror.db

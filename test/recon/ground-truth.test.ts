@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_CODES } from '../../src/recon/check-code.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { runChecks } from '../../src/recon/run-checks.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 import {
+  checkWorld,
   expectSameFindings,
-  importJournals,
   type Manifest,
   type PlantedFinding,
   readManifest,
@@ -16,13 +15,7 @@ const WORLD = { cards: 240, transactions: 2_400, days: 30 } as const;
 async function syncAndCheck(w: SyncWorld): Promise<CheckResults> {
   const synced = await w.sync();
   expect(synced.outcome).toBe('done');
-  const mirror = w.openMirror();
-  try {
-    await importJournals(w, mirror);
-    return runChecks(mirror.db);
-  } finally {
-    await mirror.close();
-  }
+  return checkWorld(w);
 }
 
 describe.each([

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { importOrderFile } from '../../../src/journal/order-import.js';
 import type { Mirror } from '../../../src/mirror/open-mirror.js';
 import type { Finding } from '../../../src/recon/finding.js';
+import { type CheckResults, runChecks } from '../../../src/recon/run-checks.js';
 import { fingerprintOf } from '../../support/independent-checker.js';
 import type { SyncWorld } from '../../support/sync-harness.js';
 
@@ -42,6 +43,17 @@ export async function importJournals(w: SyncWorld, mirror: Mirror): Promise<void
       file: merchant.journalFile,
       merchantId: merchant.merchantId,
     });
+  }
+}
+
+/** The checks on `w`'s mirror, its journals imported. */
+export async function checkWorld(w: SyncWorld): Promise<CheckResults> {
+  const mirror = w.openMirror();
+  try {
+    await importJournals(w, mirror);
+    return runChecks(mirror.db);
+  } finally {
+    await mirror.close();
   }
 }
 
