@@ -41,7 +41,7 @@ export class UpstreamClock {
   /** The offset to add to the local clock (0 while it agrees), or undefined before any answer. */
   offset(): number | undefined {
     if (this.#low === Number.NEGATIVE_INFINITY) return undefined;
-    if (this.#low <= 0 && this.#high >= 0) return 0;
+    if (this.#agrees()) return 0;
     return Math.round((this.#low + this.#high) / 2);
   }
 
@@ -60,6 +60,11 @@ export class UpstreamClock {
   earliest(): number | undefined {
     if (this.#low === Number.NEGATIVE_INFINITY) return undefined;
     const local = this.#localNow();
-    return this.#low <= 0 && this.#high >= 0 ? local : local + this.#low;
+    return this.#agrees() ? local : local + this.#low;
+  }
+
+  /** Whether the local clock lies within the bounds the answers give the offset. */
+  #agrees(): boolean {
+    return this.#low <= 0 && this.#high >= 0;
   }
 }
