@@ -75,7 +75,8 @@ export const HISTORY_FLOOR = Date.UTC(2000, 0, 1);
  * section 7 leaves the filters' inclusiveness open); none from {@link HISTORY_FLOOR}.
  */
 export function startTimeFilter(start: number): { startTime?: string } {
-  return start === HISTORY_FLOOR ? {} : { startTime: isoTime(start - 1) };
+  const from = lowerBound(start, 1);
+  return from === '' ? {} : { startTime: from };
 }
 
 /**
