@@ -16,3 +16,15 @@ export function textCode(error: Error): string | undefined {
   const { code } = error as { code?: unknown };
   return typeof code === 'string' ? code : undefined;
 }
+
+/**
+ * The code of `error` or of the first error in its cause chain that has one, else undefined.
+ * @example firstCode(new Error('a', { cause: Object.assign(new Error('b'), { code: 'SQLITE_FULL' }) })) // 'SQLITE_FULL'
+ */
+export function firstCode(error: unknown): string | undefined {
+  for (const e of causeChain(error)) {
+    const code = textCode(e);
+    if (code !== undefined) return code;
+  }
+  return undefined;
+}

@@ -1,4 +1,4 @@
-import { causeChain, textCode } from '../error-causes.js';
+import { firstCode } from '../error-causes.js';
 import type { ExitCode } from './exit-codes.js';
 import { EXIT_OUTCOMES } from './job-exit.js';
 
@@ -30,9 +30,5 @@ export function errorJson(exitCode: ExitCode, error: unknown, message: string): 
 
 /** The code of `error` or of its first cause that has one (`MIRROR_LOCKED`), else null. */
 export function errorCodeOf(error: unknown): string | null {
-  for (const e of causeChain(error)) {
-    const code = textCode(e);
-    if (code !== undefined) return code;
-  }
-  return null;
+  return firstCode(error) ?? null;
 }

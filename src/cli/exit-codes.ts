@@ -1,3 +1,5 @@
+import { firstCode } from '../error-causes.js';
+
 /** The exit codes operators and schedulers rely on (job-interface.md; 7 is this project's own). */
 export const EXIT = {
   OK: 0,
@@ -24,10 +26,18 @@ export class ExitError extends Error {
   }
 }
 
-/** A bad flag, argument or configuration value: exit 2, nothing changed. */
+/**
+ * A bad flag, argument or configuration value: exit 2, nothing changed. Its `code` is the one
+ * given, else that of the first cause that has one (`CONFIG_INVALID`), else `USAGE_INVALID`, so
+ * that `--json`'s `error.code` and the `run finished` line always name one.
+ * @example new UsageError('--dir: expected a path, got ""').code // 'USAGE_INVALID'
+ */
 export class UsageError extends ExitError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(EXIT.USAGE, message, options);
+  readonly code: string;
+
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(EXIT.USAGE, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'UsageError';
+    this.code = options?.code ?? firstCode(options?.cause) ?? 'USAGE_INVALID';
   }
 }

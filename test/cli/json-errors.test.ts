@@ -41,12 +41,20 @@ describe('--json when a command ends without a result', () => {
   }, 30_000);
   afterAll(async () => f?.close());
 
-  it('prints one error object naming exit 2 for a bad setting, a bad flag, or no mirror', async () => {
+  it('prints one error object naming exit 2, with a code, for a bad setting, a bad flag, or no mirror', async () => {
     const cases = [
       [['run', '--json', '--grace-minutes', 'soon'], {}, 'CONFIG_INVALID', /--grace-minutes/],
       [['sync', '--json', '--concurrency', 'many'], {}, 'CONFIG_INVALID', /--concurrency/],
       [['reconcile', '--json', '--tolerance', 'X=1'], {}, 'CONFIG_INVALID', /--tolerance/],
-      [['reconcile', '--json', '--db', `${f.db}.missing`], {}, null, /no mirror/],
+      [['reconcile', '--json', '--db', `${f.db}.missing`], {}, 'MIRROR_MISSING', /no mirror/],
+      [
+        ['findings', 'list', '--json', '--db', `${f.db}.missing`],
+        {},
+        'MIRROR_MISSING',
+        /no mirror/,
+      ],
+      [['sandbox', '--json', '--cards', 'abc'], {}, 'USAGE_INVALID', /--cards/],
+      [['demo', '--json', '--dir', ''], {}, 'USAGE_INVALID', /--dir/],
       [['run', '--json', '--fail-on', 'fatal'], {}, 'commander.invalidArgument', /--fail-on/],
       [['sync', '--json'], { CARDSYNC_BASE_URL: 'http://plain' }, 'CONFIG_INVALID', /BASE_URL/],
     ] as const;

@@ -59,7 +59,9 @@ async function withMirror(
 ): Promise<void> {
   const config = await loadConfig(io, { config: flags.config, db: flags.db }, false);
   if (!existsSync(config.db))
-    throw new UsageError(`${config.origins.db}: no mirror at ${config.db}`);
+    throw new UsageError(`${config.origins.db}: no mirror at ${config.db}`, {
+      code: 'MIRROR_MISSING',
+    });
   const mirror = openMirrorOrExit(config.db, config.origins.db, options);
   try {
     work(mirror.db);

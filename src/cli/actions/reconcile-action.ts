@@ -29,7 +29,9 @@ export async function reconcileAction(io: CliIo, flags: ReconcileFlags): Promise
       false,
     );
     if (!existsSync(config.db))
-      throw new UsageError(`${config.origins.db}: no mirror at ${config.db}`);
+      throw new UsageError(`${config.origins.db}: no mirror at ${config.db}`, {
+        code: 'MIRROR_MISSING',
+      });
     checkOutputDirs(config);
     outcome = await reconcileJob(config, { failOn: flags.failOn, logger, runId });
     const { result } = outcome;
