@@ -1,6 +1,7 @@
 import type { TransactionStatus } from '../contract/index.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import type { TransactionCounts, UnsettledCounts } from './sync-result.js';
+import { changesBetween, minus, plus, same, type Tally } from './tally.js';
 import {
   canSplit,
   HISTORY_FLOOR,
@@ -20,14 +21,6 @@ export interface AuditCounts {
   reread: number;
   /** Ranges where the mirror holds rows the upstream no longer counts. */
   surplus: number;
-}
-
-/** How many rows a side holds in a range, and how many of them are in each status (DECLINED: the rest). */
-export interface Tally {
-  readonly rows: number;
-  readonly pending: number;
-  readonly completed: number;
-  readonly settled: number;
 }
 
 /**
@@ -494,47 +487,6 @@ function listVanished(
           vanished.add(id);
     }
   })();
-}
-
-/**
- * The fewest row changes that turn tally `from` into `to`: a row posted late (or gone) moves the
- * row count and one status's count by one, a status move two statuses' counts by one each.
- */
-function changesBetween(to: Tally, from: Tally): number {
-  const declined = (t: Tally) => t.rows - t.pending - t.completed - t.settled;
-  const statuses =
-    Math.abs(to.pending - from.pending) +
-    Math.abs(to.completed - from.completed) +
-    Math.abs(to.settled - from.settled) +
-    Math.abs(declined(to) - declined(from));
-  return Math.max(Math.abs(to.rows - from.rows), Math.ceil(statuses / 2));
-}
-
-function plus(a: Tally, b: Tally): Tally {
-  return {
-    rows: a.rows + b.rows,
-    pending: a.pending + b.pending,
-    completed: a.completed + b.completed,
-    settled: a.settled + b.settled,
-  };
-}
-
-function minus(a: Tally, b: Tally): Tally {
-  return {
-    rows: a.rows - b.rows,
-    pending: a.pending - b.pending,
-    completed: a.completed - b.completed,
-    settled: a.settled - b.settled,
-  };
-}
-
-function same(a: Tally, b: Tally): boolean {
-  return (
-    a.rows === b.rows &&
-    a.pending === b.pending &&
-    a.completed === b.completed &&
-    a.settled === b.settled
-  );
 }
 
 function key(r: TimeRange): string {

@@ -10,12 +10,12 @@ import {
   auditCounts,
   historyBefore,
   settledHistory,
-  type Tally,
   tallyAhead,
 } from './count-audit.js';
 import { checkMissingCards } from './missing-card-check.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import { emptyMerchantResult, type MerchantSyncResult, type SyncOutcome } from './sync-result.js';
+import type { Tally } from './tally.js';
 import { isoTime } from './time-range.js';
 import { syncWindows } from './transaction-sync.js';
 import { planRemainder, planWindows } from './window-plan.js';
