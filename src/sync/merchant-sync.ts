@@ -5,19 +5,14 @@ import { utcInstant } from '../contract/utc-instant.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
 import { logCardIndexBuilt } from './card-index-build.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
-import {
-  askUpstream,
-  auditCounts,
-  historyBefore,
-  settledHistory,
-  tallyAhead,
-} from './count-audit.js';
+import { auditCounts, historyBefore, settledHistory, tallyAhead } from './count-audit.js';
 import { checkMissingCards } from './missing-card-check.js';
 import type { MerchantSyncContext } from './sync-context.js';
 import { emptyMerchantResult, type MerchantSyncResult, type SyncOutcome } from './sync-result.js';
 import type { Tally } from './tally.js';
 import { isoTime } from './time-range.js';
 import { syncWindows } from './transaction-sync.js';
+import { askUpstream } from './upstream-tally.js';
 import { planRemainder, planWindows } from './window-plan.js';
 
 /** How far past the upstream's clock the tail window reaches, for clock skew. */
