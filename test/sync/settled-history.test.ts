@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settledHistory } from '../../src/sync/count-audit.js';
+import { settledHistory } from '../../src/sync/settled-history.js';
 
 const window = (start: number, end: number) => ({ range: { start, end } });
 
