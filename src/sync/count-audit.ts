@@ -1,3 +1,4 @@
+import { countedExtent, EXTENT_CAP_MS } from './counted-extent.js';
 import { mirrorTally } from './mirror-tally.js';
 import { type SettledTally, wholeTally } from './settled-history.js';
 import type { MerchantSyncContext } from './sync-context.js';
@@ -19,13 +20,6 @@ export interface AuditCounts {
 }
 
 const MAX_ROUNDS = 3;
-
-/**
- * How far a range's extent may reach past either edge. Runs of occupied milliseconds this long
- * do not come from traffic (at 1,000 a second, a day's longest is about 40 ms), only from rows
- * stamped one a millisecond in bulk.
- */
-export const EXTENT_CAP_MS = 1_000;
 
 /** Rows a page holds when the upstream does not say otherwise. */
 const PAGE_ROWS = 100;
@@ -86,30 +80,10 @@ export async function auditCounts(
     audit.queries += STATUS_FILTERS.length;
     return askUpstream(context, r);
   };
-  // A range as counted: out to the nearest millisecond on either side where the mirror holds no
-  // row. The upstream is asked for it widened by those empty milliseconds, so whichever of its
-  // ends the upstream includes, it counts what the mirror counts over the extent (a mirrored row
-  // on a boundary the upstream leaves out would offset a row missing from the mirror). Null
-  // when an edge lies in a run of more than EXTENT_CAP_MS occupied milliseconds: halves of such a
-  // range keep its extent, so counting them never narrows it down (a run of 3,000 rows one a
-  // millisecond with two moved rows took 18,252 count requests and 3,003 reads of the run).
-  const extent = (r: TimeRange): TimeRange | null => {
-    let { start, end } = r;
-    // Nothing lies below the floor: a range starting there is asked for with no lower bound.
-    while (start !== HISTORY_FLOOR && mirrored(start - 1, start - 1).rows > 0) {
-      start -= 1;
-      if (r.start - start >= EXTENT_CAP_MS) return null;
-    }
-    while (mirrored(end + 1, end + 1).rows > 0) {
-      end += 1;
-      if (end - r.end >= EXTENT_CAP_MS) return null;
-    }
-    return start === r.start && end === r.end ? r : { start, end };
-  };
   // The whole range's counts are asked for first (unless they were, once every window was
   // read, over what turns out to be its extent), so the upstream answers while the mirror counts
   // (which takes a while on a long history); the first round uses them.
-  const countable = extent(range);
+  const countable = countedExtent(range, mirrored);
   const top = countable ?? range;
   const ahead: Promise<Tally> | null =
     options.asked && top === range && countable
@@ -125,7 +99,7 @@ export async function auditCounts(
   const askedFirst = new Map<TimeRange, { q: TimeRange; up: Promise<Tally> }>();
   if (ahead) askedFirst.set(range, { q: top, up: ahead });
   const before = options.before;
-  const beforeExtent = before ? extent(before) : null;
+  const beforeExtent = before ? countedExtent(before, mirrored) : null;
   if (before && beforeExtent)
     askedFirst.set(before, { q: beforeExtent, up: upstream(beforeExtent) });
   for (const { up } of askedFirst.values()) up.catch(() => {});
@@ -162,7 +136,7 @@ export async function auditCounts(
         level.map(async (r) => {
           const first = askedFirst.get(r);
           askedFirst.delete(r);
-          const q = first ? first.q : extent(r);
+          const q = first ? first.q : countedExtent(r, mirrored);
           if (q === null) {
             // Not countable at an edge: halved without asking until it is short, then read.
             if (r.end - r.start < EXTENT_CAP_MS || !canSplit(r)) reread.push(r);
