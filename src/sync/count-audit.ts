@@ -146,14 +146,9 @@ export async function auditCounts(
           const up = await (first ? first.up : upstream(q));
           const mine = mirrored(q.start, q.end);
           if (same(up, mine)) return;
-          const surplus = up.rows < mine.rows;
-          // Read a range once it is small, or once its changes are dense (a page or less per
-          // change: halving it further would cost more requests than reading it). Sparse
-          // changes are halved towards: a night's settlements sit in a few days of history.
-          const changes = changesBetween(up, mine);
-          const small = up.rows <= leafRows || up.rows <= changes * PAGE_ROWS || !canSplit(r);
-          if (!small) next.push(...splitRange(r, 2));
-          else if (!surplus) reread.push(q);
+          const step = stepFor(r, up, mine, leafRows);
+          if (step === 'halve') next.push(...splitRange(r, 2));
+          else if (step === 'read') reread.push(q);
           else if (!surplusSeen.has(key(r))) {
             // The upstream no longer counts rows the mirror holds: read the range once (its other
             // rows may have moved) and report it; reading it again would not bring them back.
@@ -217,6 +212,26 @@ export async function auditCounts(
  */
 export function historyBefore(start: number): TimeRange | undefined {
   return start > HISTORY_FLOOR ? { start: HISTORY_FLOOR, end: start - 1 } : undefined;
+}
+
+/**
+ * What a range `r` whose counts differ calls for (`up`: the upstream's; `mine`: the mirror's):
+ * halving, reading, or reading where the upstream counts fewer rows than the mirror holds.
+ */
+function stepFor(
+  r: TimeRange,
+  up: Tally,
+  mine: Tally,
+  leafRows: number,
+): 'halve' | 'read' | 'read-surplus' {
+  const surplus = up.rows < mine.rows;
+  // Read a range once it is small, or once its changes are dense (a page or less per
+  // change: halving it further would cost more requests than reading it). Sparse
+  // changes are halved towards: a night's settlements sit in a few days of history.
+  const changes = changesBetween(up, mine);
+  const small = up.rows <= leafRows || up.rows <= changes * PAGE_ROWS || !canSplit(r);
+  if (!small) return 'halve';
+  return surplus ? 'read-surplus' : 'read';
 }
 
 function key(r: TimeRange): string {
