@@ -11,9 +11,10 @@ const CODE = 'ACTIVITY_ON_INACTIVE_CARD';
  * its card more than `grace` before it was created: a CANCEL, or a FREEZE with no UNFREEZE
  * submitted between the two. Orders of one instant are taken in journal order (`seq`), as
  * ORDER_NOT_REFLECTED takes them: a file with times to the second may hold a FREEZE and the
- * UNFREEZE after it in one second, and the card was active again after both. Only the cards with a FREEZE or a CANCEL can have one, so only
- * their transactions are read: found by `transactions_by_card`, read in rowid order (`rowid IN`
- * walks the rowids sorted), which halves the time of reading them in index order.
+ * UNFREEZE after it in one second, and the card was active again after both. Only the cards
+ * with a FREEZE or a CANCEL can have one, so only their transactions are read: found by
+ * `transactions_by_card`, read in rowid order (`rowid IN` walks the rowids sorted), which halves
+ * the time of reading them in index order.
  */
 const ACTIVITY = `${JOURNAL_CTE},
 stops AS MATERIALIZED (
