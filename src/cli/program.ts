@@ -14,7 +14,7 @@ import { registerSandboxCommand } from './commands/sandbox-command.js';
 import { registerScheduleCommand } from './commands/schedule-command.js';
 import { registerSyncCommand } from './commands/sync-command.js';
 import { errorJson } from './error-json.js';
-import { EXIT, type ExitCode, ExitError } from './exit-codes.js';
+import { EXIT, type ExitCode, ExitError, UsageError } from './exit-codes.js';
 
 /**
  * The `cardsync` command tree. Registering a command loads only its names, options and help;
@@ -22,14 +22,17 @@ import { EXIT, type ExitCode, ExitError } from './exit-codes.js';
  * one command never pays for the memory of the others' dependencies (the nightly `sync` runs
  * under an RSS budget). test/cli/startup-modules.test.ts checks what start-up loads.
  */
-export function buildProgram(io: CliIo): Command {
+export function buildProgram(
+  io: CliIo,
+  parserErr: (text: string) => void = (text) => io.stderr(text),
+): Command {
   const program = new Command('cardsync')
     .description(
       'Mirror a merchant card-issuing API into SQLite, reconcile it, and report discrepancies.',
     )
     .version(VERSION, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: parserErr })
     .exitOverride();
   registerRunCommand(program, io);
   registerSyncCommand(program, io);
@@ -44,9 +47,7 @@ export function buildProgram(io: CliIo): Command {
   registerBalanceCommand(program, io);
   registerOfferingsCommand(program, io);
   for (const command of program.commands)
-    command
-      .exitOverride()
-      .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+    command.exitOverride().configureOutput({ writeOut: (s) => io.stdout(s), writeErr: parserErr });
   return program;
 }
 
@@ -56,15 +57,23 @@ export function buildProgram(io: CliIo): Command {
  * ({@link errorJson}) besides the line on stderr, so a script always has a document to parse.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const started = Date.now();
   let printed = false;
   let json: boolean | undefined;
-  const program = buildProgram({
-    ...io,
-    stdout: (text) => {
-      printed = true;
-      io.stdout(text);
+  // What the parser writes to stderr (its error line, the hint after it, help it was not asked
+  // for) goes out once the command has ended, after a refused job's `run finished` line: JSON
+  // lines first, then the plain text, as every other end of a job writes them.
+  const parserErr: string[] = [];
+  const program = buildProgram(
+    {
+      ...io,
+      stdout: (text) => {
+        printed = true;
+        io.stdout(text);
+      },
     },
-  });
+    (text) => parserErr.push(text),
+  );
   program.hook('preAction', (_program, action) => {
     json = action.opts().json === true;
   });
@@ -83,8 +92,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Help commander shows unasked (no command, `cards` without its subcommand, `help bogus`)
       // went to stderr with exit code 1: a usage error. `help` and `help <command>` asked for it.
       if (error.code === 'commander.help') return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
-      // Commander already printed its one-line message.
-      return fail(EXIT.USAGE, error, error.message.replace(/^error: /, ''));
+      // Commander wrote its one-line message (held until the end).
+      const refused = new UsageError(error.message.replace(/^error: /, ''), { cause: error });
+      const job = commandOf(program, argv);
+      if (job === 'run' || job === 'sync' || job === 'reconcile')
+        (await import('./refused-job-log.js')).logRefusedJob(io, job, started, refused);
+      return fail(EXIT.USAGE, refused, refused.message);
     }
     // A command that met the mirror's storage failing (a full disk importing orders, say) and
     // did not say which mirror: one line saying so, not an internal error.
@@ -100,7 +113,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const message = `internal error: ${error instanceof Error ? error.message : String(error)}`;
     io.stderr(`cardsync: ${message}\n`);
     return fail(EXIT.INTERNAL, error, message);
+  } finally {
+    for (const text of parserErr) io.stderr(text);
   }
+}
+
+/**
+ * The top-level command `argv` names (`sync` in `sync --bogus`): its first word that is not an
+ * option, as the parser takes it (`cardsync` itself has only `--help` and `--version`).
+ */
+function commandOf(program: Command, argv: readonly string[]): string | undefined {
+  const word = argv.find((w) => !w.startsWith('-'));
+  return program.commands
+    .find((c) => c.name() === word || c.aliases().includes(word ?? ''))
+    ?.name();
 }
 
 /**

@@ -222,4 +222,39 @@ describe('the logs of the job commands, stderr not a terminal', () => {
     });
     expect(finishedLog(missing, 'reconcile', 2).finished).toMatchObject({ outcome: 'usage_error' });
   }, 60_000);
+
+  it("a command line the parser refuses ends with its run finished line too, before the parser's plain lines", async () => {
+    const cases = [
+      [['sync', '--bogus'], 'sync', 'commander.unknownOption', "unknown option '--bogus'"],
+      [['run', '--lookback-hours'], 'run', 'commander.optionMissingArgument', /--lookback-hours/],
+      [
+        ['reconcile', '--fail-on', 'critical'],
+        'reconcile',
+        'commander.invalidArgument',
+        /critical/,
+      ],
+    ] as const;
+    for (const [args, command, code, message] of cases) {
+      const result = await runCliProcess(args, f.env);
+      expect(result.code, result.stderr).toBe(2);
+      const { json, plain } = stderrLines(result.stderr);
+      expect(json, result.stderr).toHaveLength(1);
+      expect(json[0]).toMatchObject({
+        msg: 'run finished',
+        level: 40,
+        command,
+        exitCode: 2,
+        outcome: 'usage_error',
+        error: { code, message: expect.stringMatching(message) },
+      });
+      expectOneRunId(json);
+      // The parser's own line, then its hint: as before, after the JSON.
+      const logged = json[0]?.error as { message: string } | undefined;
+      expect(plain).toEqual([`error: ${logged?.message}`, '(run with --help for usage)']);
+    }
+    // Not a job: no run, so no run finished line.
+    const cards = await runCliProcess(['cards', '--bogus'], f.env);
+    expect(cards.code).toBe(2);
+    expect(stderrLines(cards.stderr).json).toEqual([]);
+  }, 60_000);
 });
