@@ -14,10 +14,11 @@ FROM sync_freshness
 ORDER BY merchant_id;
 
 -- 2. What needs attention this morning: the findings of the main report per check and
---    severity (acknowledged ones left out), new ones counted apart.
+--    severity (acknowledged ones left out, and those of a check or merchant the newest
+--    reconciliation did not run, as discrepancies.csv leaves them out), new ones counted apart.
 SELECT severity, check_code, count(*) AS findings, sum(state = 'new') AS new_findings
 FROM open_findings
-WHERE in_main_report
+WHERE in_main_report AND in_latest_reconciliation
 GROUP BY severity_rank, severity, check_code
 ORDER BY severity_rank, findings DESC;
 
@@ -204,7 +205,7 @@ SELECT f.merchant_id, f.check_code, f.currency, count(*) AS findings,
        END AS delta
 FROM open_findings f
 JOIN currency_exponents x ON x.currency = f.currency
-WHERE f.in_main_report AND f.delta_minor IS NOT NULL
+WHERE f.in_main_report AND f.in_latest_reconciliation AND f.delta_minor IS NOT NULL
   AND f.check_code IN ('CARD_BALANCE_MISMATCH', 'MERCHANT_BALANCE_MISMATCH',
     'ISSUANCE_FEE_MISMATCH', 'DEPOSIT_FEE_MISMATCH', 'WITHDRAWAL_FEE_MISMATCH')
 GROUP BY f.merchant_id, f.check_code, f.currency
