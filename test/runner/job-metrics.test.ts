@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, utimesSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +139,22 @@ describe('writeMetricsFile', () => {
   });
 
   const base = { command: 'run', startedAt: 0, exitCode: 0, outcome: 'ok' } as const;
+
+  it('removes the temporary files a killed run left, once an hour old, and no others', async () => {
+    const file = join(dir, 'cardsync.prom');
+    const stale = join(dir, '.cardsync.prom.tmp-0badf00d');
+    const fresh = join(dir, '.cardsync.prom.tmp-5ca1ab1e');
+    const foreign = join(dir, '.other.prom.tmp-0badf00d');
+    for (const path of [stale, fresh, foreign]) await writeFile(path, 'partial');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(stale, twoHoursAgo, twoHoursAgo);
+    utimesSync(foreign, twoHoursAgo, twoHoursAgo);
+    writeMetricsFile(file, { ...base, finishedAt: 10_000, success: true });
+    // A fresh one may be another run's, writing now; another file's are not this writer's.
+    expect(readdirSync(dir).sort()).toEqual(
+      ['.cardsync.prom.tmp-5ca1ab1e', '.other.prom.tmp-0badf00d', 'cardsync.prom'].sort(),
+    );
+  });
 
   it('carries the last success over a failed run, and moves it on the next success', () => {
     const file = join(dir, 'cardsync.prom');
