@@ -1,26 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { runStampAt, runStampOf } from '../run-id.js';
 import { syncDirectory, writeDurably } from './durable-fs.js';
 import { ReportError } from './report-error.js';
+import { sweepStaleTemps } from './stale-temps.js';
 
 /** The name of the link to the newest report folder. */
 export const LATEST_LINK = 'latest';
 
 /** Temporary entries start with this: hidden, and never taken for a report. */
 const TEMP_PREFIX = '.tmp-';
-
-/** A temporary entry older than this was left by a crashed run and is swept. */
-const STALE_TEMP_MS = 3_600_000;
 
 /** A report folder written in full under a temporary name, waiting to be published. */
 export interface StagedReport {
@@ -63,7 +53,7 @@ export function stageReportFolder(
   };
   try {
     mkdirSync(reportsDir, { recursive: true });
-    sweepStaleTemps(reportsDir);
+    sweepStaleTemps(reportsDir, TEMP_PREFIX, 'any');
     if (exists(dir))
       throw new ReportError('REPORT_EXISTS', `the report folder ${dir} exists already`);
     mkdirSync(temp);
@@ -171,20 +161,5 @@ function exists(path: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Remove temporary entries a crashed run left behind (an hour old: no live run still uses them). */
-function sweepStaleTemps(reportsDir: string): void {
-  const now = Date.now();
-  for (const name of readdirSync(reportsDir)) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
-    const path = join(reportsDir, name);
-    try {
-      if (now - lstatSync(path).mtimeMs > STALE_TEMP_MS)
-        rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Gone already, or not ours to remove: it does no harm.
-    }
   }
 }

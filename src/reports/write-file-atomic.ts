@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { syncDirectory, writeDurably } from './durable-fs.js';
-
-/** How old a temporary file of {@link writeFileAtomic} must be to be taken for a crash's. */
-const STALE_TEMP_MS = 3_600_000;
+import { sweepStaleTemps } from './stale-temps.js';
 
 /**
  * Replace the file at `path` with `text` atomically: written and flushed under a hidden
@@ -18,7 +16,7 @@ export function writeFileAtomic(path: string, text: string): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const prefix = `.${basename(path)}.tmp-`;
-  sweepStaleTemps(dir, prefix);
+  sweepStaleTemps(dir, prefix, 'files');
   const temp = join(dir, `${prefix}${randomBytes(4).toString('hex')}`);
   try {
     writeDurably(temp, text);
@@ -28,18 +26,4 @@ export function writeFileAtomic(path: string, text: string): void {
     throw error;
   }
   syncDirectory(dir);
-}
-
-function sweepStaleTemps(dir: string, prefix: string): void {
-  const now = Date.now();
-  for (const name of readdirSync(dir)) {
-    if (!name.startsWith(prefix)) continue;
-    const temp = join(dir, name);
-    try {
-      const entry = lstatSync(temp);
-      if (entry.isFile() && now - entry.mtimeMs > STALE_TEMP_MS) rmSync(temp, { force: true });
-    } catch {
-      // Gone already, or not ours to remove: it does no harm.
-    }
-  }
 }
