@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { CardIssuingClient, ClientConfigError } from '../api/index.js';
 import type { JobConfig, MerchantSource } from '../config/index.js';
-import { createLogger } from '../log/logger.js';
 import type { CliIo } from './cli-io.js';
+import { commandLogger } from './command-logger.js';
 import { UsageError } from './exit-codes.js';
 import { loadConfig } from './job-setup.js';
 import { configFlagsOf, type MerchantFlags } from './merchant-options.js';
@@ -27,7 +27,7 @@ export async function openMerchantSession(
 ): Promise<MerchantSession> {
   const config = await loadConfig(io, configFlagsOf(flags), true);
   const merchant = pickMerchant(config.merchants, flags.merchant);
-  const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
+  const logger = commandLogger(io, flags.logLevel);
   if (merchant.keyWarning) logger.warn({ source: merchant.name }, merchant.keyWarning);
   let api: CardIssuingClient;
   try {

@@ -1,6 +1,6 @@
-import { createLogger } from '../log/logger.js';
 import { newRunId } from '../run-id.js';
 import type { CliIo } from './cli-io.js';
+import { commandLogger } from './command-logger.js';
 import { EXIT, type UsageError } from './exit-codes.js';
 import { logRunOutcome, type RunOutcome } from './run-outcome-log.js';
 
@@ -17,7 +17,7 @@ export function logRefusedJob(
   started: number,
   error: UsageError,
 ): void {
-  const logger = createLogger({ level: io.stderrIsTTY ? 'warn' : 'info' });
+  const logger = commandLogger(io);
   logRunOutcome(logger, {
     command,
     runId: newRunId(started),

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { loadJobConfig } from '../../config/index.js';
 import { importOrderFile } from '../../journal/order-import.js';
-import { createLogger } from '../../log/logger.js';
 import { type RunningSandbox, startSandbox } from '../../sandbox/sandbox.js';
 import type { CliIo } from '../cli-io.js';
+import { commandLogger } from '../command-logger.js';
 import type { DemoFlags } from '../commands/demo-command.js';
 import { type DemoMerchant, writeDemoConfig } from '../demo-config.js';
 import { type DemoLayout, demoLayout, prepareDemoFolder } from '../demo-folder.js';
@@ -34,7 +34,7 @@ export async function demoAction(io: CliIo, flags: DemoFlags): Promise<void> {
   if (flags.dir === '') throw new UsageError('--dir: expected a path, got ""');
   const layout = demoLayout(resolve(io.cwd, flags.dir));
   await prepareDemoFolder(layout);
-  const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
+  const logger = commandLogger(io, flags.logLevel);
   const log = logger.child({ module: 'demo' });
   // A terminal gets a line per step; logs (JSON on stderr elsewhere) record each step too.
   const step = (text: string) => {

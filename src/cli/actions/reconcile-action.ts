@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { createLogger } from '../../log/logger.js';
 import { newRunId } from '../../run-id.js';
 import type { CliIo } from '../cli-io.js';
+import { commandLogger } from '../command-logger.js';
 import type { ReconcileFlags } from '../commands/reconcile-command.js';
 import { EXIT, ExitError, UsageError } from '../exit-codes.js';
 import { exitCodeOf } from '../job-errors.js';
@@ -17,7 +17,7 @@ import { discrepanciesMessage } from '../run-summary.js';
 export async function reconcileAction(io: CliIo, flags: ReconcileFlags): Promise<void> {
   // The logger and the run id come before the configuration, so that a bad setting (exit 2)
   // ends with a `run finished` line as every other end does.
-  const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
+  const logger = commandLogger(io, flags.logLevel);
   const started = Date.now();
   const runId = newRunId(started);
   let outcome: ReconcileJobOutcome | null = null;

@@ -1,6 +1,6 @@
-import { createLogger } from '../../log/logger.js';
 import { newRunId } from '../../run-id.js';
 import type { CliIo } from '../cli-io.js';
+import { commandLogger } from '../command-logger.js';
 import { type RunFlags, runConfigFlags } from '../commands/run-command.js';
 import { EXIT } from '../exit-codes.js';
 import { exitCodeOf } from '../job-errors.js';
@@ -14,7 +14,7 @@ import { formatRunSummary, runJson } from '../run-summary.js';
 export async function runAction(io: CliIo, flags: RunFlags): Promise<void> {
   // The logger and the run id come before the configuration, so that a bad setting (exit 2)
   // ends with a `run finished` line as every other end does.
-  const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
+  const logger = commandLogger(io, flags.logLevel);
   const started = Date.now();
   const runId = newRunId(started);
   let outcome: NightlyJobOutcome | null = null;

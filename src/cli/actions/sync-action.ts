@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { MerchantSource } from '../../config/index.js';
-import { createLogger } from '../../log/logger.js';
 import { MirrorError } from '../../mirror/mirror-error.js';
 import { newRunId } from '../../run-id.js';
 import { runSync } from '../../sync/run-sync.js';
 import type { SyncResult } from '../../sync/sync-result.js';
 import type { CliIo } from '../cli-io.js';
+import { commandLogger } from '../command-logger.js';
 import { SYNC_EXIT_CODES, type SyncFlags } from '../commands/sync-command.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { startHeapCeiling } from '../heap-ceiling.js';
@@ -22,7 +22,7 @@ export async function syncAction(io: CliIo, flags: SyncFlags): Promise<void> {
   // The logger and the run id come before the configuration, so that a bad setting (exit 2)
   // ends with a `run finished` line as every other end does. The run id is chosen here rather
   // than by runSync so that the clients' lines (rate limits) carry it too.
-  const logger = createLogger({ level: flags.logLevel ?? (io.stderrIsTTY ? 'warn' : 'info') });
+  const logger = commandLogger(io, flags.logLevel);
   const started = Date.now();
   const runId = newRunId(started);
   const ceiling = startHeapCeiling();
