@@ -126,6 +126,51 @@ describe('ORDER_NOT_REFLECTED', () => {
     expect(results.findings).toHaveLength(2);
   });
 
+  it('takes a later FREEZE, UNFREEZE or CANCEL journaled without orderNo as following the earlier one', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const at = (hours: number) => shift(CUTOFF, -hours * HOUR);
+    // Frozen, then unfrozen by an order the books hold without its orderNo: the card is ACTIVE.
+    const thawed = l.issue(offering);
+    thawed.switchTo('FREEZE', at(10));
+    l.order({ kind: 'UNFREEZE', cardId: thawed.cardId, submittedAt: at(8), orderNo: null });
+    thawed.status = 'ACTIVE';
+    thawed.write();
+    // A FREEZE that never took, then a CANCEL still SUBMITTED (no orderNo yet) that did.
+    const cancelled = l.issue(offering);
+    cancelled.switchTo('FREEZE', at(10), { reflected: false });
+    l.order({
+      kind: 'CANCEL',
+      cardId: cancelled.cardId,
+      submittedAt: at(8),
+      orderNo: null,
+      state: 'SUBMITTED',
+    });
+    cancelled.status = 'CANCELLED';
+    cancelled.balance = 0n;
+    cancelled.write();
+    // An UNFREEZE the upstream refused follows nothing: the FREEZE before it never took.
+    const stuck = l.issue(offering);
+    const freeze = stuck.switchTo('FREEZE', at(10), { reflected: false });
+    l.order({
+      kind: 'UNFREEZE',
+      cardId: stuck.cardId,
+      submittedAt: at(8),
+      orderNo: null,
+      state: 'REJECTED',
+    });
+    stuck.write();
+    const results = runOn(l, [CODE], { cutoff: CUTOFF });
+    expect(results.findings.map((f) => [f.orderNo, f.cardId, f.expected, f.actual])).toEqual([
+      [freeze.orderNo, stuck.cardId, 'FROZEN', 'ACTIVE'],
+    ]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      { unit: 'orders', reason: 'no orderNo: cannot be linked', count: 1 },
+      { unit: 'orders', reason: 'rejected by the upstream: not an order', count: 1 },
+      { unit: 'orders', reason: 'submitted, acceptance not yet known (no orderNo)', count: 1 },
+    ]);
+  });
+
   it('says which orders cannot be linked, and judges nothing without a cutoff', () => {
     const l = openLedger(temp);
     const card = l.issue(l.offering(), { amount: '500.00' });

@@ -13,10 +13,14 @@ const TIMING = `WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
 
 const CANDIDATES = `${JOURNAL_CTE},
 ${QUARANTINED_CTE},
+-- Any FREEZE or UNFREEZE the upstream did not reject may be the card's latest, one journaled
+-- without orderNo too: it cannot be judged itself, but the card's status may be its doing, so
+-- the orders before it are superseded (ACTIVITY_ON_INACTIVE_CARD counts it the same way). So
+-- does any such CANCEL after the latest.
 switches AS (
   SELECT j.*,
-         CASE WHEN j.unlinkable IS NULL THEN row_number() OVER (
-           PARTITION BY j.card_id, j.unlinkable IS NULL ORDER BY j.submitted_at DESC, j.seq DESC)
+         CASE WHEN j.state <> 'REJECTED' THEN row_number() OVER (
+           PARTITION BY j.card_id, j.state = 'REJECTED' ORDER BY j.submitted_at DESC, j.seq DESC)
          END AS recency
   FROM journal j WHERE j.kind IN ('FREEZE', 'UNFREEZE')
 ),
@@ -48,7 +52,7 @@ candidates AS (
            AND c.status IS NOT (CASE j.kind WHEN 'FREEZE' THEN 'FROZEN' ELSE 'ACTIVE' END)
            AND NOT EXISTS (
              SELECT 1 FROM journal x
-             WHERE x.kind = 'CANCEL' AND x.card_id = j.card_id AND x.unlinkable IS NULL
+             WHERE x.kind = 'CANCEL' AND x.card_id = j.card_id AND x.state <> 'REJECTED'
                AND (x.submitted_at > j.submitted_at OR (x.submitted_at = j.submitted_at AND x.seq > j.seq)))
   FROM switches j
   LEFT JOIN cards c ON c.card_id = j.card_id AND c.merchant_id = @merchantId
