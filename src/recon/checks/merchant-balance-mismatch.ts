@@ -262,8 +262,9 @@ function constant(amount: number): () => bigint {
 /**
  * The ledger balance of a card just before `at` (its CANCEL's outcome): its ISSUE and DEPOSIT
  * amounts less its WITHDRAW amounts whose outcome before `at` is not DECLINED, plus the
- * effect of its transactions created before `at`. Null when the card has no linked ISSUE order
- * or an amount it needs is unusable.
+ * effect of its transactions created before `at`. Null when the card has no linked ISSUE order,
+ * a journal DEPOSIT or WITHDRAW with no `orderNo` (the ledger holds for a card whose orders are
+ * all known, as CARD_BALANCE_MISMATCH has it), or an amount it needs is unusable.
  */
 function cancelledCardBalance(
   db: SqliteDatabase,
@@ -283,6 +284,13 @@ function cancelledCardBalance(
      WHERE f.rank = 1 AND o.state <> 'REJECTED'`,
     )
     .safeIntegers(true);
+  // Its outcome cannot be linked: whether its amount reached the card is unknown.
+  const unknownOrders = db.prepare(
+    `SELECT 1 FROM orders
+     WHERE merchant_id = @merchantId AND card_id = @cardId AND kind IN ('DEPOSIT', 'WITHDRAW')
+       AND nullif(order_no, '') IS NULL AND state <> 'REJECTED'
+     LIMIT 1`,
+  );
   const transactions = db
     .prepare(
       `SELECT ${exactSumSql('effect', 'total')}, sum(effect IS NULL) AS unusable FROM (
@@ -298,6 +306,7 @@ function cancelledCardBalance(
       createdAt: string;
     }[];
     if (!linked.some((o) => o.kind === 'ISSUE')) return null;
+    if (unknownOrders.get({ cardId, merchantId }) !== undefined) return null;
     let total = 0n;
     for (const order of linked) {
       const sign =
