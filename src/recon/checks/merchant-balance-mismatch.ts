@@ -5,6 +5,7 @@ import { exactSum, exactSumSql } from '../exact-sum-sql.js';
 import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
+import { QUARANTINED_CTE } from '../quarantined-sql.js';
 import { type ExplainingTerm, explainedBySubset } from '../subset-explanation.js';
 import { transactionEffectSql } from '../transaction-effect-sql.js';
 
@@ -264,7 +265,8 @@ function constant(amount: number): () => bigint {
  * amounts less its WITHDRAW amounts whose outcome before `at` is not DECLINED, plus the
  * effect of its transactions created before `at`. Null when the card has no linked ISSUE order,
  * a journal DEPOSIT or WITHDRAW with no `orderNo` (the ledger holds for a card whose orders are
- * all known, as CARD_BALANCE_MISMATCH has it), or an amount it needs is unusable.
+ * all known, as CARD_BALANCE_MISMATCH has it), a transaction in quarantine, or an amount it
+ * needs is unusable.
  */
 function cancelledCardBalance(
   db: SqliteDatabase,
@@ -284,11 +286,15 @@ function cancelledCardBalance(
      WHERE f.rank = 1 AND o.state <> 'REJECTED'`,
     )
     .safeIntegers(true);
-  // Its outcome cannot be linked: whether its amount reached the card is unknown.
-  const unknownOrders = db.prepare(
-    `SELECT 1 FROM orders
+  // An order whose outcome cannot be linked (did its amount reach the card?), or a transaction
+  // the mirror lacks (quarantined): the ledger cannot be summed.
+  const unknownParts = db.prepare(
+    `WITH ${QUARANTINED_CTE}
+     SELECT 1 FROM orders
      WHERE merchant_id = @merchantId AND card_id = @cardId AND kind IN ('DEPOSIT', 'WITHDRAW')
        AND nullif(order_no, '') IS NULL AND state <> 'REJECTED'
+     UNION ALL
+     SELECT 1 FROM quarantined_transactions WHERE card_id = @cardId
      LIMIT 1`,
   );
   const transactions = db
@@ -306,7 +312,7 @@ function cancelledCardBalance(
       createdAt: string;
     }[];
     if (!linked.some((o) => o.kind === 'ISSUE')) return null;
-    if (unknownOrders.get({ cardId, merchantId }) !== undefined) return null;
+    if (unknownParts.get({ cardId, merchantId }) !== undefined) return null;
     let total = 0n;
     for (const order of linked) {
       const sign =
