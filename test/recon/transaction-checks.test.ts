@@ -307,6 +307,21 @@ describe('ACTIVITY_ON_INACTIVE_CARD, the end of a freeze', () => {
     frozen.write();
     expect(runOn(l, [CODE]).findings.map((f) => f.transactionId)).toEqual([during.transactionId]);
   });
+
+  it('reports activity only when created before the next UNFREEZE, not in its instant', () => {
+    // Section 6: "created more than grace after an accepted FREEZE (and before the next
+    // UNFREEZE)": a purchase in the UNFREEZE's own millisecond is not before it.
+    const l = openLedger(temp);
+    const frozenAt = shift(HISTORY_AT, DAY);
+    const thawedAt = shift(frozenAt, 3 * HOUR);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    card.switchTo('FREEZE', frozenAt);
+    const before = card.activity({ amount: '5.00', createdAt: shift(thawedAt, -1) });
+    card.switchTo('UNFREEZE', thawedAt);
+    card.activity({ amount: '5.00', createdAt: thawedAt });
+    card.write();
+    expect(runOn(l, [CODE]).findings.map((f) => f.transactionId)).toEqual([before.transactionId]);
+  });
 });
 
 describe('STALE_PENDING', () => {

@@ -341,7 +341,7 @@ export function checkMerchant(view: MerchantView, settings: CheckSettings): Chec
               (u) =>
                 u.kind === 'UNFREEZE' &&
                 at(u.submittedAt) > at(o.submittedAt) &&
-                at(u.submittedAt) < created,
+                at(u.submittedAt) <= created,
             )),
       );
       if (inactive)

@@ -9,12 +9,13 @@ const CODE = 'ACTIVITY_ON_INACTIVE_CARD';
 /**
  * For each non-DECLINED PURCHASE or VERIFICATION, the earliest journal order that had stopped
  * its card more than `grace` before it was created: a CANCEL, or a FREEZE with no UNFREEZE
- * submitted between the two. Orders of one instant are taken in journal order (`seq`), as
- * ORDER_NOT_REFLECTED takes them: a file with times to the second may hold a FREEZE and the
- * UNFREEZE after it in one second, and the card was active again after both. Only the cards
- * with a FREEZE or a CANCEL can have one, so only their transactions are read: found by
- * `transactions_by_card`, read in rowid order (`rowid IN` walks the rowids sorted), which halves
- * the time of reading them in index order.
+ * submitted between the two, one submitted in the transaction's own instant included (section 6
+ * asks for activity created before the next UNFREEZE, and that is not before it). Orders of one
+ * instant are taken in journal order (`seq`), as ORDER_NOT_REFLECTED takes them: a file with
+ * times to the second may hold a FREEZE and the UNFREEZE after it in one second, and the card
+ * was active again after both. Only the cards with a FREEZE or a CANCEL can have one, so only
+ * their transactions are read: found by `transactions_by_card`, read in rowid order (`rowid IN`
+ * walks the rowids sorted), which halves the time of reading them in index order.
  */
 const ACTIVITY = `${JOURNAL_CTE},
 stops AS MATERIALIZED (
@@ -40,7 +41,7 @@ activity AS (
               WHERE u.card_id = s.card_id AND u.kind = 'UNFREEZE'
                 AND (u.submitted_at > s.submitted_at
                   OR (u.submitted_at = s.submitted_at AND u.seq > s.seq))
-                AND u.submitted_at < t.created_at))
+                AND u.submitted_at <= t.created_at))
           ORDER BY s.submitted_at, s.seq LIMIT 1) AS stop_seq
   FROM transactions t
   WHERE t.rowid IN (
