@@ -324,6 +324,54 @@ describe('ACTIVITY_ON_INACTIVE_CARD, the end of a freeze', () => {
   });
 });
 
+describe('ACTIVITY_ON_INACTIVE_CARD, a stop the upstream accepted without an orderNo', () => {
+  const CODE = 'ACTIVITY_ON_INACTIVE_CARD';
+
+  it('takes a FREEZE or CANCEL journaled ACCEPTED without orderNo (a 2xx without a body) as accepted', () => {
+    // The interface shows no response body for freeze and cancel, and any 2xx is success: the
+    // order desk journals such an answer ACCEPTED with no orderNo. The order was accepted all the
+    // same, and stopped the card; only one whose acceptance is unknown is left out.
+    const l = openLedger(temp);
+    const at = shift(HISTORY_AT, DAY);
+    const frozen = l.issue(l.offering(), { amount: '500.00' });
+    const freeze = l.order({
+      kind: 'FREEZE',
+      cardId: frozen.cardId,
+      submittedAt: at,
+      orderNo: null,
+      state: 'ACCEPTED',
+    });
+    frozen.status = 'FROZEN';
+    const whileFrozen = frozen.activity({ amount: '5.00', createdAt: shift(at, 2 * HOUR) });
+    frozen.write();
+    const cancelled = l.issue(l.offering(), { amount: '500.00' });
+    l.order({
+      kind: 'CANCEL',
+      cardId: cancelled.cardId,
+      submittedAt: at,
+      orderNo: null,
+      state: 'ACCEPTED',
+    });
+    const afterCancel = cancelled.activity({ amount: '5.00', createdAt: shift(at, 2 * HOUR) });
+    cancelled.write();
+    // Imported without orderNo, or still SUBMITTED: whether the upstream took it is unknown.
+    for (const state of ['IMPORTED', 'SUBMITTED'] as const) {
+      const unknown = l.issue(l.offering(), { amount: '500.00' });
+      l.order({ kind: 'FREEZE', cardId: unknown.cardId, submittedAt: at, orderNo: null, state });
+      unknown.activity({ amount: '5.00', createdAt: shift(at, 2 * HOUR) });
+      unknown.write();
+    }
+    const findings = runOn(l, [CODE]).findings;
+    expect(findings.map((f) => [f.transactionId, f.merchantOrderNo, f.orderNo])).toEqual(
+      expect.arrayContaining([
+        [whileFrozen.transactionId, freeze.merchantOrderNo, null],
+        [afterCancel.transactionId, expect.any(String), null],
+      ]),
+    );
+    expect(findings).toHaveLength(2);
+  });
+});
+
 describe('STALE_PENDING', () => {
   const CODE = 'STALE_PENDING';
   const CUTOFF = READ_AT;

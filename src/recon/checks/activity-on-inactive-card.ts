@@ -21,10 +21,12 @@ const ACTIVITY = `${JOURNAL_CTE},
 stops AS MATERIALIZED (
   SELECT seq, card_id, kind, submitted_at, ${epochMsSql('submitted_at')} AS at_ms
   FROM journal
-  -- An accepted FREEZE or CANCEL stops the card; any UNFREEZE the upstream did not reject may
-  -- have restarted it (one journaled without orderNo too), so activity after it is no finding.
+  -- An accepted FREEZE or CANCEL stops the card: one with an orderNo, or one the upstream
+  -- answered with a 2xx that named none (ACCEPTED without orderNo: no link is needed here). Any
+  -- UNFREEZE the upstream did not reject may have restarted it (one journaled without orderNo
+  -- too), so activity after it is no finding.
   WHERE card_id IS NOT NULL
-    AND ((kind IN ('FREEZE', 'CANCEL') AND unlinkable IS NULL)
+    AND ((kind IN ('FREEZE', 'CANCEL') AND (unlinkable IS NULL OR state = 'ACCEPTED'))
       OR (kind = 'UNFREEZE' AND state <> 'REJECTED'))
 ),
 stopped AS MATERIALIZED (
@@ -82,7 +84,7 @@ export const activityOnInactiveCard: Check = {
       currency: string;
       createdAt: string;
       stopKind: string;
-      orderNo: string;
+      orderNo: string | null;
       merchantOrderNo: string;
       stoppedAt: string;
     }[];
