@@ -136,7 +136,7 @@ describe('ORDER_NOT_REFLECTED', () => {
     l.order({ kind: 'UNFREEZE', cardId: thawed.cardId, submittedAt: at(8), orderNo: null });
     thawed.status = 'ACTIVE';
     thawed.write();
-    // A FREEZE that never took, then a CANCEL still SUBMITTED (no orderNo yet) that did.
+    // A FREEZE that never took, then a CANCEL imported without its orderNo that did.
     const cancelled = l.issue(offering);
     cancelled.switchTo('FREEZE', at(10), { reflected: false });
     l.order({
@@ -144,7 +144,7 @@ describe('ORDER_NOT_REFLECTED', () => {
       cardId: cancelled.cardId,
       submittedAt: at(8),
       orderNo: null,
-      state: 'SUBMITTED',
+      state: 'IMPORTED',
     });
     cancelled.status = 'CANCELLED';
     cancelled.balance = 0n;
@@ -165,10 +165,41 @@ describe('ORDER_NOT_REFLECTED', () => {
       [freeze.orderNo, stuck.cardId, 'FROZEN', 'ACTIVE'],
     ]);
     expect(coverageOf(results, CODE).skipped).toEqual([
-      { unit: 'orders', reason: 'no orderNo: cannot be linked', count: 1 },
+      { unit: 'orders', reason: 'no orderNo: cannot be linked', count: 2 },
       { unit: 'orders', reason: 'rejected by the upstream: not an order', count: 1 },
-      { unit: 'orders', reason: 'submitted, acceptance not yet known (no orderNo)', count: 1 },
     ]);
+  });
+
+  it('leaves undecided a FREEZE followed only by an order still awaiting its answer', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const at = (hours: number) => shift(CUTOFF, -hours * HOUR);
+    const awaiting = (kind: 'FREEZE' | 'UNFREEZE' | 'CANCEL', cardId: string, hours: number) =>
+      l.order({ kind, cardId, submittedAt: at(hours), orderNo: null, state: 'SUBMITTED' });
+    // Not frozen, then an UNFREEZE sent whose answer was lost: it may never have left.
+    const lost = l.issue(offering);
+    const unjudged = lost.switchTo('FREEZE', at(10), { reflected: false });
+    awaiting('UNFREEZE', lost.cardId, 8);
+    lost.write();
+    // The same before a CANCEL sent whose answer was lost.
+    const cancelling = l.issue(offering);
+    const beforeCancel = cancelling.switchTo('FREEZE', at(10), { reflected: false });
+    awaiting('CANCEL', cancelling.cardId, 8);
+    cancelling.write();
+    // Frozen and unfrozen by orders the upstream took: a FREEZE sent since changes nothing
+    // for the first, and leaves the UNFREEZE undecided.
+    const settled = l.issue(offering);
+    settled.switchTo('FREEZE', at(10));
+    const unfreeze = settled.switchTo('UNFREEZE', at(9));
+    awaiting('FREEZE', settled.cardId, 8);
+    settled.write();
+    const results = runOn(l, [CODE], { cutoff: CUTOFF });
+    expect(results.findings).toEqual([]);
+    const reason = 'a later FREEZE, UNFREEZE or CANCEL of the card awaits its answer';
+    expect(coverageOf(results, CODE).skipped).toContainEqual({ unit: 'orders', reason, count: 3 });
+    const undecided = results.undecided.find((u) => u.check === CODE)?.undecided;
+    const open = undecided && 'ids' in undecided ? [...(undecided.ids.get('orderNo') ?? [])] : [];
+    expect(open.sort()).toEqual([unjudged.orderNo, beforeCancel.orderNo, unfreeze.orderNo].sort());
   });
 
   it('says which orders cannot be linked, and judges nothing without a cutoff', () => {

@@ -11,12 +11,23 @@ const CODE = 'ORDER_NOT_REFLECTED';
 const TIMING = `WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
       WHEN j.submitted_at >= @graceLine THEN 'within grace at the cutoff'`;
 
+/** The card's FREEZE, UNFREEZE and CANCEL orders after order `j`, bar those refused. */
+const LATER_SWITCH = `SELECT 1 FROM journal x
+             WHERE x.card_id = j.card_id AND x.kind IN ('FREEZE', 'UNFREEZE', 'CANCEL')
+               AND x.state <> 'REJECTED'
+               AND (x.submitted_at > j.submitted_at OR (x.submitted_at = j.submitted_at AND x.seq > j.seq))`;
+
+/** Order `x` was sent and no answer is known yet: it may never have reached the upstream. */
+const AWAITING = `(x.state = 'SUBMITTED' AND x.order_no IS NULL)`;
+
 const CANDIDATES = `${JOURNAL_CTE},
 ${QUARANTINED_CTE},
 -- Any FREEZE or UNFREEZE the upstream did not reject may be the card's latest, one journaled
 -- without orderNo too: it cannot be judged itself, but the card's status may be its doing, so
 -- the orders before it are superseded (ACTIVITY_ON_INACTIVE_CARD counts it the same way). So
--- does any such CANCEL after the latest.
+-- does any such CANCEL after the latest. One still awaiting its answer (SUBMITTED, no orderNo)
+-- may never have reached the upstream: an order it alone follows is left undecided, neither
+-- judged nor cleared, until \`orders settle\` learns its fate.
 switches AS (
   SELECT j.*,
          CASE WHEN j.state <> 'REJECTED' THEN row_number() OVER (
@@ -44,6 +55,9 @@ candidates AS (
            WHEN j.unlinkable IS NOT NULL THEN j.unlinkable
            WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
            WHEN j.card_id IS NULL THEN 'no card named'
+           WHEN NOT EXISTS (${LATER_SWITCH} AND NOT ${AWAITING})
+             AND EXISTS (${LATER_SWITCH} AND ${AWAITING})
+             THEN 'a later FREEZE, UNFREEZE or CANCEL of the card awaits its answer'
            WHEN j.recency > 1 THEN NULL
            ${TIMING}
            WHEN c.card_id IS NULL THEN 'card not mirrored'
