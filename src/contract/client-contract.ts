@@ -121,11 +121,11 @@ export const CLIENT_CONTRACT: ClientContract = {
         },
         expiryMonth: {
           type: 'string',
-          pattern: '^(0[1-9]|1[0-2])$',
+          pattern: '^(0?[1-9]|1[0-2])$',
         },
         expiryYear: {
           type: 'string',
-          pattern: '^\\d{4}$',
+          pattern: '^(\\d{2}|\\d{4})$',
         },
       },
       title: 'SensitiveCardInfo',

@@ -30,8 +30,10 @@ export const SensitiveCardInfo = Type.Object(
   {
     cardNumber: Type.String({ pattern: '^\\d{12,19}$' }),
     cvv: Type.String({ pattern: '^\\d{3,4}$' }),
-    expiryMonth: Type.String({ pattern: '^(0[1-9]|1[0-2])$' }),
-    expiryYear: Type.String({ pattern: '^\\d{4}$' }),
+    // The interface says only "month" and "year": "3" and "28" are read as well as "03" and
+    // "2028" (the sandbox sends the latter).
+    expiryMonth: Type.String({ pattern: '^(0?[1-9]|1[0-2])$' }),
+    expiryYear: Type.String({ pattern: '^(\\d{2}|\\d{4})$' }),
   },
   { title: 'SensitiveCardInfo' },
 );

@@ -107,6 +107,44 @@ describe('CardIssuingClient: what a real upstream may send', () => {
     );
   });
 
+  it('reads an expiry month without its leading zero and a two-digit expiry year (the interface says only "month" and "year"), instead of refusing the card\'s sensitive fields', async () => {
+    for (const [expiryMonth, expiryYear] of [
+      ['3', '28'],
+      ['03', '2028'],
+      ['12', '2031'],
+    ]) {
+      const data = { cardNumber: '4111111111111111', cvv: '123', expiryMonth, expiryYear };
+      up.answer(json(JSON.stringify({ data })));
+      const { client } = up.client();
+      try {
+        expect(await client.getSensitiveCard('card_1')).toEqual(data);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('refuses an expiry month or year that is no month or year', async () => {
+    for (const [expiryMonth, expiryYear] of [
+      ['13', '2028'],
+      ['0', '2028'],
+      ['03', '202'],
+      ['03', 'soon'],
+    ]) {
+      const data = { cardNumber: '4111111111111111', cvv: '123', expiryMonth, expiryYear };
+      up.answer(json(JSON.stringify({ data })));
+      const { client } = up.client();
+      try {
+        await expect(
+          client.getSensitiveCard('card_1'),
+          `${expiryMonth}/${expiryYear}`,
+        ).rejects.toThrow();
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
   it('reads a body that starts with a byte order mark (RFC 8259 lets a parser ignore it), instead of refusing it as not JSON six times', async () => {
     up.answer(json(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(BALANCE_BODY)])));
     const { client, waits } = up.client();
