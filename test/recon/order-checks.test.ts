@@ -306,4 +306,33 @@ describe('UNJOURNALED_CARD', () => {
     expect(results.findings.map((f) => [f.cardId, f.severity])).toEqual([[loose.cardId, 'info']]);
     expect(coverageOf(results, CODE).examined).toEqual({ cards: 2 });
   });
+
+  it('leaves a PENDING card undecided while an ISSUE of the journal awaits its outcome, and reports one when none does', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const pending = (card: ReturnType<typeof l.issue>) => {
+      card.status = 'PENDING';
+      card.balance = 0n;
+      card.write();
+    };
+    // Issued by the books an hour ago, not complete: the FEE record that links it is to come.
+    const issuing = l.issue(offering, { outcome: 'none' });
+    pending(issuing);
+    let results = runOn(l, [CODE]);
+    expect(results.findings).toEqual([]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      {
+        unit: 'cards',
+        reason:
+          'issuance not complete while a journal ISSUE awaits its outcome (its FEE record links the card)',
+        count: 1,
+      },
+    ]);
+    // Once that ISSUE has its outcome, a PENDING card no ISSUE awaits is nobody's in the books.
+    issuing.settle(issuing.issueOrderNo, shift(READ_AT, -HOUR), 'COMPLETED', offering.issuanceFee);
+    const stray = l.issue(offering, { journaled: false, outcome: 'none' });
+    pending(stray);
+    results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => f.cardId)).toEqual([stray.cardId]);
+  });
 });

@@ -6,22 +6,33 @@ import { reasonCounts } from '../reason-counts.js';
 
 const CODE = 'UNJOURNALED_CARD';
 
+const ISSUING_REASON =
+  'issuance not complete while a journal ISSUE awaits its outcome (its FEE record links the card)';
+
 const CANDIDATES = `${JOURNAL_CTE},
 issued AS (
   SELECT DISTINCT fee_card_id AS card_id FROM journal
   WHERE kind = 'ISSUE' AND unlinkable IS NULL AND fee_card_id IS NOT NULL
 ),
+-- A card is linked to its ISSUE by the FEE record of the ISSUE's outcome, so a PENDING card
+-- cannot be linked yet: while an ISSUE of the books awaits its outcome, it may be that one.
+issuing AS (
+  SELECT 1 FROM journal WHERE kind = 'ISSUE' AND fee_id IS NULL AND state <> 'REJECTED' LIMIT 1
+),
 candidates AS (
   SELECT c.card_id, c.status, c.currency, c.created_at,
          CASE WHEN @start IS NOT NULL AND c.created_at < @start
-              THEN 'issued before the synced range: its ISSUE outcome is not mirrored' END AS reason,
+              THEN 'issued before the synced range: its ISSUE outcome is not mirrored'
+              WHEN c.status = 'PENDING' AND EXISTS (SELECT 1 FROM issuing)
+              THEN '${ISSUING_REASON}' END AS reason,
          c.card_id NOT IN (SELECT card_id FROM issued) AS unjournaled
   FROM cards c WHERE c.merchant_id = @merchantId
 )`;
 
 /**
  * UNJOURNALED_CARD: a card with no linked ISSUE order in the journal (no journal ISSUE whose
- * FEE record names the card), so its balance cannot be checked.
+ * FEE record names the card), so its balance cannot be checked. A PENDING card is left
+ * undecided while an ISSUE of the journal awaits its outcome: it may be that ISSUE's card.
  */
 export const unjournaledCard: Check = {
   code: CODE,
