@@ -370,6 +370,44 @@ describe('ACTIVITY_ON_INACTIVE_CARD, a stop the upstream accepted without an ord
     );
     expect(findings).toHaveLength(2);
   });
+
+  it('leaves undecided, and open, a transaction judged by an order still awaiting its answer, and reports one judged alike either way', () => {
+    const l = openLedger(temp);
+    const at = shift(HISTORY_AT, DAY);
+    const awaiting = (kind: 'FREEZE' | 'UNFREEZE' | 'CANCEL', cardId: string, hours: number) =>
+      l.order({
+        kind,
+        cardId,
+        submittedAt: shift(at, hours * HOUR),
+        orderNo: null,
+        state: 'SUBMITTED',
+      });
+    // Frozen; an UNFREEZE sent since lost its answer: the purchase after it turns on it.
+    const thawing = l.issue(l.offering(), { amount: '500.00' });
+    thawing.switchTo('FREEZE', at);
+    awaiting('UNFREEZE', thawing.cardId, 2);
+    const afterThaw = thawing.activity({ amount: '5.00', createdAt: shift(at, 4 * HOUR) });
+    // Before that UNFREEZE was sent, the card was frozen either way.
+    const beforeThaw = thawing.activity({ amount: '6.00', createdAt: shift(at, HOUR + MINUTE) });
+    thawing.write();
+    // A FREEZE and a CANCEL that lost their answers: did they stop the card?
+    const stopping = (['FREEZE', 'CANCEL'] as const).map((kind) => {
+      const card = l.issue(l.offering(), { amount: '500.00' });
+      awaiting(kind, card.cardId, 0);
+      const purchase = card.activity({ amount: '5.00', createdAt: shift(at, 2 * HOUR) });
+      card.write();
+      return purchase.transactionId;
+    });
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => f.transactionId)).toEqual([beforeThaw.transactionId]);
+    const reason =
+      'a FREEZE, UNFREEZE or CANCEL of the card that decides it awaits its answer (no orderNo yet)';
+    expect(coverageOf(results, CODE).skipped).toEqual([{ unit: 'transactions', reason, count: 3 }]);
+    const undecided = results.undecided.find((u) => u.check === CODE)?.undecided;
+    const open =
+      undecided && 'ids' in undecided ? [...(undecided.ids.get('transactionId') ?? [])] : [];
+    expect(open.sort()).toEqual([afterThaw.transactionId, ...stopping].sort());
+  });
 });
 
 describe('STALE_PENDING', () => {
