@@ -3,7 +3,7 @@ import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import { isCheckCode } from './check-code.js';
 import { ID_SEPARATOR, type Undecided, undecidedKey } from './check-coverage.js';
 import type { Finding } from './finding.js';
-import { type FindingIds, type IdKey, identityKeysOf } from './finding-identity.js';
+import { type FindingIds, fingerprintOf, type IdKey, identityKeysOf } from './finding-identity.js';
 import { findingMinor } from './finding-minor.js';
 import { FindingsError } from './findings-error.js';
 import type { CheckResults } from './run-checks.js';
@@ -98,6 +98,7 @@ export function recordReconciliation(
           'RUN_ALREADY_RECORDED',
           `reconciliation ${runId} is already recorded`,
         );
+      rekeyOpenFindings(db);
 
       const seen = new Set<string>();
       for (const finding of results.findings) {
@@ -189,7 +190,16 @@ function names(undecided: Undecided | undefined, row: FindingsTable): boolean {
   if (undecided.all) return true;
   if (!isCheckCode(row.check_code)) return false;
   const id = (key: IdKey) => row[ID_COLUMNS[key]];
-  const ids: FindingIds = {
+  const keys = identityKeysOf(row.check_code, idsOf(row));
+  const skipped = undecided.ids.get(undecidedKey(keys));
+  if (!skipped || keys.some((key) => id(key) === null)) return false;
+  return skipped.has(keys.map(id).join(ID_SEPARATOR));
+}
+
+/** The ids a stored finding names, by the key a check gives them. */
+function idsOf(row: FindingsTable): FindingIds {
+  const id = (key: IdKey) => row[ID_COLUMNS[key]];
+  return {
     cardId: id('cardId'),
     transactionId: id('transactionId'),
     orderNo: id('orderNo'),
@@ -198,10 +208,33 @@ function names(undecided: Undecided | undefined, row: FindingsTable): boolean {
     snapshotAt: id('snapshotAt'),
     offeringId: id('offeringId'),
   };
-  const keys = identityKeysOf(row.check_code, ids);
-  const skipped = undecided.ids.get(undecidedKey(keys));
-  if (!skipped || keys.some((key) => id(key) === null)) return false;
-  return skipped.has(keys.map(id).join(ID_SEPARATOR));
+}
+
+/**
+ * Give each open finding the fingerprint of its identity as the store now holds it. A merchant
+ * synced before a card showed its id is kept under a provisional one (`source:<name>`,
+ * docs/sync.md), and the sync that learns the id moves its rows, findings included, to the real
+ * one: their fingerprints still hashed the provisional id, so the next run resolved each and
+ * opened it again as `new` under another fingerprint, its first sighting and acknowledgement
+ * lost. Re-keyed, the finding is matched as the same one, and its events follow it.
+ */
+function rekeyOpenFindings(db: SqliteDatabase): void {
+  const open = db
+    .prepare("SELECT * FROM findings WHERE state <> 'resolved'")
+    .all() as FindingsTable[];
+  const taken = db.prepare('SELECT 1 FROM findings WHERE fingerprint = ?');
+  const rekey = [
+    db.prepare('UPDATE findings SET fingerprint = @to WHERE fingerprint = @from'),
+    db.prepare('UPDATE finding_events SET fingerprint = @to WHERE fingerprint = @from'),
+  ];
+  for (const row of open) {
+    if (!isCheckCode(row.check_code)) continue;
+    const ids = idsOf(row);
+    if (identityKeysOf(row.check_code, ids).some((key) => ids[key] === null)) continue;
+    const to = fingerprintOf(row.check_code, row.merchant_id, ids);
+    if (to === row.fingerprint || taken.get(to)) continue;
+    for (const statement of rekey) statement.run({ from: row.fingerprint, to });
+  }
 }
 
 /** Why an acknowledgement no longer holds for `finding` at `at`, if it does not. */
