@@ -1,7 +1,7 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
-import { JOURNAL_CTE } from '../journal-sql.js';
+import { epochMsSql, JOURNAL_CTE } from '../journal-sql.js';
 import { QUARANTINED_CTE, QUARANTINED_REASON } from '../quarantined-sql.js';
 import { reasonCounts } from '../reason-counts.js';
 
@@ -10,6 +10,10 @@ const CODE = 'ORDER_NOT_REFLECTED';
 /** Why an accepted order cannot be judged yet: no cutoff, or still within grace. */
 const TIMING = `WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
       WHEN j.submitted_at >= @graceLine THEN 'within grace at the cutoff'`;
+
+/** Why a FREEZE or UNFREEZE is left undecided when its card's status is older than the order. */
+const READ_TOO_SOON =
+  'card last read before the order was past grace (its sync failed on the cards): its status may not show it';
 
 /** The card's FREEZE, UNFREEZE and CANCEL orders after order `j`, bar those refused. */
 const LATER_SWITCH = `SELECT 1 FROM journal x
@@ -61,6 +65,10 @@ candidates AS (
            WHEN j.recency > 1 THEN NULL
            ${TIMING}
            WHEN c.card_id IS NULL THEN 'card not mirrored'
+           -- A sync that failed on the cards leaves a status read before the order, or too soon
+           -- after it, while the cutoff moved on: that status cannot show the order's outcome.
+           WHEN ${epochMsSql('c.observed_at')} - ${epochMsSql('j.submitted_at')} < @graceMs
+             THEN '${READ_TOO_SOON}'
          END,
          j.recency = 1
            AND c.status IS NOT (CASE j.kind WHEN 'FREEZE' THEN 'FROZEN' ELSE 'ACTIVE' END)
@@ -88,7 +96,13 @@ export const orderNotReflected: Check = {
       range.cutoff === null
         ? null
         : new Date(Date.parse(range.cutoff) - settings.graceMs).toISOString();
-    const params = { merchantId, cutoff: range.cutoff, start: range.start, graceLine };
+    const params = {
+      merchantId,
+      cutoff: range.cutoff,
+      start: range.start,
+      graceLine,
+      graceMs: settings.graceMs,
+    };
     const rows = db
       .prepare(
         `WITH ${CANDIDATES}
