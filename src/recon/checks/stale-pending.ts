@@ -2,6 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { amountText } from '../money-text.js';
+import { statusesVerified } from '../statuses-verified.js';
 
 const CODE = 'STALE_PENDING';
 const DAY = 86_400_000;
@@ -20,13 +21,16 @@ export const stalePending: Check = {
         )
         .get(merchantId) as { n: number }
     ).n;
-    if (range.cutoff === null) {
-      tally
-        .examine('transactions', 0)
-        .skip('transactions', 'no synced range: cutoff unknown', pending)
-        .leaveAllOpen();
+    const undecided = (reason: string) => {
+      tally.examine('transactions', 0).skip('transactions', reason, pending).leaveAllOpen();
       return tally.outcome(CODE, merchantId, []);
-    }
+    };
+    if (range.cutoff === null) return undecided('no synced range: cutoff unknown');
+    // A PENDING row may have completed upstream since it was read, while the cutoff moved on.
+    if (!statusesVerified(db, merchantId))
+      return undecided(
+        "the last sync's count audit did not finish: a PENDING status may be out of date",
+      );
     tally.examine('transactions', pending);
     // cutoff - createdAt > staleAfter, with instants compared as ISO text.
     const line = new Date(Date.parse(range.cutoff) - settings.staleAfterMs).toISOString();
