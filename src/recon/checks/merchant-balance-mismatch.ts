@@ -48,6 +48,18 @@ interface Flow {
   readonly terms?: () => ExplainingTerm[];
 }
 
+/**
+ * Why an interval ending after `through` is not judged: the balance read may show an order's
+ * outcome (a WITHDRAW completed, a DEPOSIT declined) whose FEE record a sync that failed
+ * part-way did not mirror, while the snapshot step finished.
+ */
+const AFTER_SYNCED_REASON =
+  'a snapshot taken after the last fully synced transaction (incomplete sync): an order outcome before it may not be mirrored';
+
+/** Why an interval reaching before the unbroken synced range is not judged, as above. */
+const BEFORE_SYNCED_REASON =
+  'a snapshot taken before the synced range (a window of an incomplete sync failed after it): an order outcome after it may not be mirrored';
+
 /** Why an interval whose difference a cancelled card's later changes would explain is not judged. */
 const CANCELLED_CARD_REASON =
   'the difference is the effect of transactions of a card cancelled in between that posted or changed status after its CANCEL, when the card kept none of it';
@@ -62,8 +74,10 @@ const CANCELLED_CARD_REASON =
  * A REJECTED order moved nothing and skips nothing. An interval whose difference is exactly what
  * transactions of a card cancelled in it posted or changed after its CANCEL would move (the
  * CANCEL returned the balance then; the ledger counts them now) is not judged.
- * Every interval of the mirror's history is checked, so an unexplained movement stays a finding
- * until it is explained (a journal row imported later) or acknowledged.
+ * An interval not within the unbroken synced range (`range.start` to `range.through`) is not
+ * judged: a sync that failed part-way may have read the balance but not the FEE records of the
+ * outcomes it shows. Every other interval of the mirror's history is checked, so an unexplained
+ * movement stays a finding until it is explained (a journal row imported later) or acknowledged.
  */
 export const merchantBalanceMismatch: Check = {
   code: CODE,
@@ -71,8 +85,10 @@ export const merchantBalanceMismatch: Check = {
   description:
     "between two merchant balance snapshots, the change differs from the journal's flows in between",
   uses: ['journal'],
-  run({ db, merchantId, settings }: CheckContext) {
+  run({ db, merchantId, range, settings }: CheckContext) {
     const tally = new CoverageTally().examine('intervals', 0).examine('orders', 0);
+    const start = range.start === null ? null : Date.parse(range.start);
+    const through = range.through === null ? null : Date.parse(range.through);
     const snapshots = (
       db
         .prepare(
@@ -97,6 +113,14 @@ export const merchantBalanceMismatch: Check = {
         tally.skip('intervals', reason).leaveOpen('snapshotAt', [after.observedAt]);
       if (before.balanceMinor === null || after.balanceMinor === null) {
         skip('a snapshot balance too precise for its currency');
+        continue;
+      }
+      if (through !== null && after.at > through) {
+        skip(AFTER_SYNCED_REASON);
+        continue;
+      }
+      if (start !== null && before.at < start) {
+        skip(BEFORE_SYNCED_REASON);
         continue;
       }
       if (before.currency !== after.currency) {

@@ -1,0 +1,118 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../src/api/index.js';
+import { importOrderFile } from '../../src/journal/order-import.js';
+import type { CheckResults } from '../../src/recon/run-checks.js';
+import { MerchantSession } from '../support/merchant-session.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+import { checkWorld } from './support/recon-world.js';
+import { coverageOf } from './support/run-one.js';
+
+const MINUTE = 60_000;
+
+describe('MERCHANT_BALANCE_MISMATCH after a sync that read the balance but not the transactions up to it', () => {
+  let w: SyncWorld;
+  let incomplete: CheckResults;
+  let next: CheckResults;
+  let snapshotAt: string;
+
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      seed: 'recon-incomplete-balance',
+      merchants: 1,
+      world: { cards: 40, transactions: 300, days: 10, anomaliesPerCode: 0 },
+    });
+    const merchantId = w.t.sandbox.merchants[0]!.merchantId;
+    expect((await w.sync()).outcome).toBe('done');
+    // Ten minutes on, a WITHDRAW the books hold completes: the merchant balance rises by it.
+    expect((await w.t.control.post('/_control/clock', { advanceMs: 10 * MINUTE })).status).toBe(
+      200,
+    );
+    const { c: cardId, currency } = w.t.sandbox.context.store.db
+      .prepare(
+        "SELECT card_id AS c, currency FROM cards WHERE status = 'ACTIVE' AND balance_minor > 10000",
+      )
+      .get() as { c: string; currency: string };
+    const session = new MerchantSession(w.t, 0);
+    const submittedAt = (await w.t.control.get('/_control/clock')).body.now as string;
+    const withdraw = await session.completed('WITHDRAW', cardId, 5000n, 'success');
+    const feeAt = Date.parse((await session.feeOf(withdraw.orderNo)).createdAt);
+    const books = join(w.dir, 'withdraw.csv');
+    writeFileSync(
+      books,
+      'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo\n' +
+        `${withdraw.merchantOrderNo},WITHDRAW,${cardId},,${session.text(5000n)},${currency},${submittedAt},${withdraw.orderNo}\n`,
+    );
+    const mirror = w.openMirror();
+    try {
+      await importOrderFile(mirror.db, { file: books, merchantId });
+    } finally {
+      await mirror.close();
+    }
+    expect((await w.t.control.post('/_control/clock', { advanceMs: 10 * MINUTE })).status).toBe(
+      200,
+    );
+    // The balance is read, but every window that would read the WITHDRAW's FEE record fails
+    // for good (after the balance has landed): exit 4.
+    const failed = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        listTransactions: async (query, options) => {
+          const from = query.startTime === undefined ? 0 : Date.parse(query.startTime);
+          const to = query.endTime === undefined ? Infinity : Date.parse(query.endTime);
+          if (from > feeAt || to < feeAt) return api.listTransactions(query, options);
+          await sleep(1_000);
+          throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'listTransactions: answered 503', {
+            operation: 'listTransactions',
+            status: 503,
+            attempts: 6,
+          });
+        },
+      }),
+    });
+    expect(failed.outcome).toBe('incomplete');
+    expect(failed.merchants[0]?.balance.outcome).toBe('done');
+    const read = w.openMirror();
+    try {
+      snapshotAt = read.db
+        .prepare('SELECT max(observed_at) FROM merchant_balances')
+        .pluck()
+        .get() as string;
+      const fee = read.db
+        .prepare("SELECT count(*) FROM transactions WHERE trade_no = ? AND type = 'FEE'")
+        .pluck()
+        .get(withdraw.orderNo);
+      expect(fee).toBe(0);
+    } finally {
+      await read.close();
+    }
+    incomplete = await checkWorld(w);
+    expect((await w.sync()).outcome).toBe('done');
+    next = await checkWorld(w);
+  });
+  afterAll(async () => w?.close());
+
+  it('does not judge the interval ending at a snapshot the transactions were not read up to', () => {
+    expect(incomplete.findings.filter((f) => f.check === 'MERCHANT_BALANCE_MISMATCH')).toEqual([]);
+    expect(coverageOf(incomplete, 'MERCHANT_BALANCE_MISMATCH').skipped).toContainEqual(
+      expect.objectContaining({
+        unit: 'intervals',
+        reason:
+          'a snapshot taken after the last fully synced transaction (incomplete sync): an order outcome before it may not be mirrored',
+      }),
+    );
+    const undecided = incomplete.undecided.find(
+      (u) => u.check === 'MERCHANT_BALANCE_MISMATCH',
+    )?.undecided;
+    expect(undecided?.all ? [snapshotAt] : [...(undecided?.ids.get('snapshotAt') ?? [])]).toContain(
+      snapshotAt,
+    );
+  });
+
+  it('judges it once a sync has read the transactions: the WITHDRAW explains it', () => {
+    expect(next.findings.filter((f) => f.check === 'MERCHANT_BALANCE_MISMATCH')).toEqual([]);
+    expect(coverageOf(next, 'MERCHANT_BALANCE_MISMATCH').examined.intervals).toBe(2);
+  });
+});
