@@ -9,6 +9,9 @@ const CODE = 'UNJOURNALED_CARD';
 const ISSUING_REASON =
   'issuance not complete while a journal ISSUE awaits its outcome (its FEE record links the card)';
 
+const UNSYNCED_REASON =
+  'read after the last fully synced transaction while a journal ISSUE awaits its outcome (its FEE record, which links the card, may not be mirrored yet)';
+
 const CANDIDATES = `${JOURNAL_CTE},
 issued AS (
   SELECT DISTINCT fee_card_id AS card_id FROM journal
@@ -24,7 +27,10 @@ candidates AS (
          CASE WHEN @start IS NOT NULL AND c.created_at < @start
               THEN 'issued before the synced range: its ISSUE outcome is not mirrored'
               WHEN c.status = 'PENDING' AND EXISTS (SELECT 1 FROM issuing)
-              THEN '${ISSUING_REASON}' END AS reason,
+              THEN '${ISSUING_REASON}'
+              -- A sync that failed part-way may have read an issued card, not its FEE record.
+              WHEN @through IS NOT NULL AND c.observed_at > @through AND EXISTS (SELECT 1 FROM issuing)
+              THEN '${UNSYNCED_REASON}' END AS reason,
          c.card_id NOT IN (SELECT card_id FROM issued) AS unjournaled
   FROM cards c WHERE c.merchant_id = @merchantId
 )`;
@@ -32,7 +38,9 @@ candidates AS (
 /**
  * UNJOURNALED_CARD: a card with no linked ISSUE order in the journal (no journal ISSUE whose
  * FEE record names the card), so its balance cannot be checked. A PENDING card is left
- * undecided while an ISSUE of the journal awaits its outcome: it may be that ISSUE's card.
+ * undecided while an ISSUE of the journal awaits its outcome: it may be that ISSUE's card. So is
+ * any card read after `through` (a sync that failed part-way) while one does: the FEE record of
+ * its outcome may lie beyond what the transactions were read up to.
  */
 export const unjournaledCard: Check = {
   code: CODE,
@@ -40,7 +48,7 @@ export const unjournaledCard: Check = {
   description: 'a card with no linked ISSUE order in the journal: its balance cannot be checked',
   uses: ['journal'],
   run({ db, merchantId, range }: CheckContext) {
-    const params = { merchantId, start: range.start };
+    const params = { merchantId, start: range.start, through: range.through };
     const rows = db
       .prepare(
         `WITH ${CANDIDATES}
