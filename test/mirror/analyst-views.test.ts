@@ -529,6 +529,55 @@ describe('card_balance_check', () => {
     ).toEqual(findings.map((f) => [f.cardId, f.expected, f.actual, f.delta]));
   });
 
+  it('leaves a card unchecked, as the check does, when its ledger holds another currency', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    // A 1.00 EUR purchase on USD card-a (CURRENCY_MISMATCH), which the upstream did not take
+    // off: adding its 100 minor units to the USD ones showed a mismatch of 1.00 "USD".
+    writers.transactions.write(
+      [tx(['pur-a9', 'card-a', 'PURCHASE', 'COMPLETED', '1.00', '0.00', '03-04T13:00'], 'EUR')],
+      RUN1_TX,
+    );
+    // USD card-b's deposit journaled in JPY: 500 yen are no 5.00 USD.
+    writers.transactions.write(
+      [tx(['fee-b2', 'card-b', 'FEE', 'COMPLETED', '0.00', '0.00', '03-02T08:01', 'ord-b2'])],
+      RUN1_TX,
+    );
+    insertOrders(
+      mirror.db,
+      [['mo-b2', 'DEPOSIT', 'ord-b2', '500', 'card-b', '03-02T08:00']],
+      'm-1',
+      'JPY',
+    );
+    const mixed = `SELECT card_id, expected_minor, expected, difference_minor, check_result,
+                          unchecked_reason
+                   FROM card_balance_check WHERE card_id IN ('card-a', 'card-b') ORDER BY card_id`;
+    expect(table(mirror.db, mixed)).toEqual([
+      [
+        'card-a',
+        null,
+        null,
+        null,
+        'unchecked',
+        "a transaction of the card is in another currency than the card's (CURRENCY_MISMATCH): its amount cannot be added",
+      ],
+      [
+        'card-b',
+        null,
+        null,
+        null,
+        'unchecked',
+        "a completed order of the card is journaled in another currency than the card's: its amount cannot be added",
+      ],
+    ]);
+    const { findings } = runChecks(mirror.db, {
+      merchantIds: ['m-1'],
+      settings: DEFAULT_RECON_SETTINGS,
+      checks: [cardBalanceMismatch],
+    });
+    expect(findings.filter((f) => f.cardId === 'card-a' || f.cardId === 'card-b')).toEqual([]);
+  });
+
   it('gives every transaction the effect the reconciliation gives it', () => {
     const mirror = temp.open();
     scenario(mirror);
@@ -1073,6 +1122,7 @@ describe('012_findings_minor_units', () => {
       '013_pending_reports',
       '014_exact_view_sums',
       '015_vanished_transactions',
+      '016_balance_check_one_currency',
     ]);
     const kept = table(
       mirror.db,

@@ -397,6 +397,7 @@ describe('openMirror', () => {
       { version: 13, name: 'pending_reports' },
       { version: 14, name: 'exact_view_sums' },
       { version: 15, name: 'vanished_transactions' },
+      { version: 16, name: 'balance_check_one_currency' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
