@@ -746,6 +746,49 @@ describe('order_outcomes', () => {
     expect(unsettled).toEqual([stuckFreeze.orderNo]);
   });
 
+  it('takes a later FREEZE, UNFREEZE or CANCEL journaled without order_no as following, as ORDER_NOT_REFLECTED does', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const at = (hours: number) => shift(READ_AT, -hours * HOUR);
+    // Frozen, then unfrozen by an UNFREEZE imported without its orderNo: the card is ACTIVE.
+    const thawed = l.issue(offering);
+    const thawedFreeze = thawed.switchTo('FREEZE', at(10));
+    const thawedUnfreeze = l.order({
+      kind: 'UNFREEZE',
+      cardId: thawed.cardId,
+      submittedAt: at(8),
+      orderNo: null,
+    });
+    thawed.write({ status: 'ACTIVE' });
+    // A FREEZE, then a CANCEL imported without its orderNo (no FEE record to link).
+    const closed = l.issue(offering);
+    const closedFreeze = closed.switchTo('FREEZE', at(6));
+    const closedCancel = l.order({
+      kind: 'CANCEL',
+      cardId: closed.cardId,
+      submittedAt: at(5),
+      orderNo: null,
+    });
+    closed.write({ status: 'CANCELLED', balance: l.text(0n) });
+    expect(
+      table(
+        l.db,
+        `SELECT merchant_order_no, outcome FROM order_outcomes
+         WHERE kind IN ('FREEZE', 'UNFREEZE', 'CANCEL') ORDER BY submitted_at, merchant_order_no`,
+      ),
+    ).toEqual([
+      [thawedFreeze.merchantOrderNo, 'reflected'],
+      [thawedUnfreeze.merchantOrderNo, 'unlinkable'],
+      [closedFreeze.merchantOrderNo, 'reflected'],
+      [closedCancel.merchantOrderNo, 'unlinkable'],
+    ]);
+    // Example 10 (orders the upstream has not settled) lists none, and the check reports none.
+    const examples = statementsOf(readFileSync(join(SQL_DIR, 'examples.sql'), 'utf8'));
+    expect(l.db.prepare(examples[9] ?? '').all()).toEqual([]);
+    const { findings } = runOn(l, ['ORDER_NOT_REFLECTED'], { cutoff: shift(READ_AT, -MINUTE) });
+    expect(findings).toEqual([]);
+  });
+
   it('takes the earliest FEE record when the upstream shows two for one order', () => {
     const mirror = temp.open();
     const writers = scenario(mirror);
@@ -1123,6 +1166,7 @@ describe('012_findings_minor_units', () => {
       '014_exact_view_sums',
       '015_vanished_transactions',
       '016_balance_check_one_currency',
+      '017_order_outcomes_unlinked_switches',
     ]);
     const kept = table(
       mirror.db,

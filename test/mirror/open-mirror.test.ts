@@ -398,6 +398,7 @@ describe('openMirror', () => {
       { version: 14, name: 'exact_view_sums' },
       { version: 15, name: 'vanished_transactions' },
       { version: 16, name: 'balance_check_one_currency' },
+      { version: 17, name: 'order_outcomes_unlinked_switches' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
