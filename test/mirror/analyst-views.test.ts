@@ -578,6 +578,45 @@ describe('card_balance_check', () => {
     expect(findings.filter((f) => f.cardId === 'card-a' || f.cardId === 'card-b')).toEqual([]);
   });
 
+  it('leaves a card unchecked, as the check does, while a transaction of it is in quarantine', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    // The upstream took a 5.00 purchase off card-a, but sent the record malformed: the sync set
+    // it aside, so the ledger lacks it and the card looked 5.00 short.
+    writers.cards.write([card('card-a', 'off-1', 'ACTIVE', '110.69')], RUN1_CARDS);
+    writers.quarantine.write(
+      [
+        {
+          resource: 'transactions',
+          recordId: 'pur-a8',
+          reason: 'amount: not a decimal',
+          raw: { transactionId: 'pur-a8', cardId: 'card-a', type: 'PURCHASE', amount: '5,00' },
+        },
+      ],
+      RUN1_TX,
+    );
+    expect(
+      table(
+        mirror.db,
+        `SELECT expected, difference, check_result, unchecked_reason
+         FROM card_balance_check WHERE card_id = 'card-a'`,
+      ),
+    ).toEqual([
+      [
+        null,
+        null,
+        'unchecked',
+        'a transaction of it is in quarantine (malformed upstream record): the mirror lacks it',
+      ],
+    ]);
+    const { findings } = runChecks(mirror.db, {
+      merchantIds: ['m-1'],
+      settings: DEFAULT_RECON_SETTINGS,
+      checks: [cardBalanceMismatch],
+    });
+    expect(findings.filter((f) => f.cardId === 'card-a')).toEqual([]);
+  });
+
   it('gives every transaction the effect the reconciliation gives it', () => {
     const mirror = temp.open();
     scenario(mirror);
@@ -1167,6 +1206,7 @@ describe('012_findings_minor_units', () => {
       '015_vanished_transactions',
       '016_balance_check_one_currency',
       '017_order_outcomes_unlinked_switches',
+      '018_balance_check_quarantine',
     ]);
     const kept = table(
       mirror.db,

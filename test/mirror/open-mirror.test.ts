@@ -399,6 +399,7 @@ describe('openMirror', () => {
       { version: 15, name: 'vanished_transactions' },
       { version: 16, name: 'balance_check_one_currency' },
       { version: 17, name: 'order_outcomes_unlinked_switches' },
+      { version: 18, name: 'balance_check_quarantine' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
