@@ -41,8 +41,8 @@ function termsOf(offering: Offering, merchantId: string): Terms {
 
 /**
  * Keeps `offerings` at the current terms and `offering_versions` with every version: a new
- * version whenever any term differs from the last one seen, so a fee can be checked against
- * the terms in force when it was charged.
+ * version whenever any term differs from the last one seen, with when the one before it was last
+ * seen, so a fee can be checked against the terms in force when it was charged.
  */
 export class OfferingWriter {
   readonly #db: SqliteDatabase;
@@ -58,8 +58,8 @@ export class OfferingWriter {
     const columns = TERMS.join(', ');
     const values = TERMS.map((t) => `@${t}`).join(', ');
     const insertVersion = this.#db.prepare(
-      `INSERT INTO offering_versions (id, version, ${columns}, observed_at, run_id)
-       VALUES (@id, @version, ${values}, @observedAt, @runId)`,
+      `INSERT INTO offering_versions (id, version, ${columns}, observed_at, run_id, previous_seen_at)
+       VALUES (@id, @version, ${values}, @observedAt, @runId, @previousSeenAt)`,
     );
     const insert = this.#db.prepare(
       `INSERT INTO offerings (id, version, ${columns}, first_seen_at, updated_at, last_seen_at)
@@ -72,16 +72,20 @@ export class OfferingWriter {
     const touch = this.#db.prepare('UPDATE offerings SET last_seen_at = ? WHERE id = ?');
     for (const offering of offerings) {
       const terms = termsOf(offering, context.merchantId);
-      const row = current.get(offering.id) as (Terms & { version: number }) | undefined;
+      const row = current.get(offering.id) as
+        | (Terms & { version: number; last_seen_at: string })
+        | undefined;
       const stamp = { id: offering.id, observedAt: context.observedAt, runId: context.runId };
       if (!row) {
         insert.run({ ...terms, ...stamp });
-        insertVersion.run({ ...terms, ...stamp, version: 1 });
+        insertVersion.run({ ...terms, ...stamp, version: 1, previousSeenAt: null });
         counts.inserted += 1;
       } else if (TERMS.some((term) => row[term] !== terms[term])) {
         const version = row.version + 1;
         update.run({ ...terms, ...stamp, version });
-        insertVersion.run({ ...terms, ...stamp, version });
+        // The old terms held at least until they were last seen; the new ones from some moment
+        // after that, at the latest from now.
+        insertVersion.run({ ...terms, ...stamp, version, previousSeenAt: row.last_seen_at });
         counts.updated += 1;
       } else {
         touch.run(context.observedAt, offering.id);

@@ -24,6 +24,17 @@ export function termsVersionSql(offering: string, at: string): string {
     (SELECT min(v.version) FROM offering_versions v WHERE v.id = ${offering}))`;
 }
 
+/**
+ * The join condition of `next`, the version of offering version `v`'s offering after it, when it
+ * may already have been in force at `at`: the terms `v` holds were last seen before `at`, and the
+ * upstream changed them at a moment the mirror cannot know, before the sync that first saw
+ * `next` (sql/019). An order submitted in between may have been charged on either.
+ */
+export function nextTermsOn(next: string, v: string, at: string): string {
+  return `${next}.id = ${v}.id AND ${next}.version = ${v}.version + 1
+    AND ${next}.previous_seen_at < ${at}`;
+}
+
 /** An ISO 8601 instant as integer epoch milliseconds (exact: SQLite keeps milliseconds). */
 export function epochMsSql(instant: string): string {
   return `CAST(round(unixepoch(${instant}, 'subsec') * 1000) AS INTEGER)`;

@@ -1207,6 +1207,7 @@ describe('012_findings_minor_units', () => {
       '016_balance_check_one_currency',
       '017_order_outcomes_unlinked_switches',
       '018_balance_check_quarantine',
+      '019_offering_previous_seen',
     ]);
     const kept = table(
       mirror.db,

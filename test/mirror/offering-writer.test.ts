@@ -117,4 +117,15 @@ describe('OfferingWriter', () => {
     expect(current('a')).toMatchObject({ version: 1 });
     expect(current('b')).toMatchObject({ version: 2, max_load_amount_minor: 900_000 });
   });
+
+  it('records with each new version when the one before it was last seen', () => {
+    const { writer, versions } = setup();
+    writer.write([offering()], RUN1);
+    writer.write([offering()], RUN2);
+    writer.write([offering({ issuanceFee: '3.00' })], RUN3);
+    expect(versions().map((v) => [v.version, v.observed_at, v.previous_seen_at])).toEqual([
+      [1, RUN1.observedAt, null],
+      [2, RUN3.observedAt, RUN2.observedAt],
+    ]);
+  });
 });

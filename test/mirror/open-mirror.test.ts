@@ -60,6 +60,7 @@ const TYPED_COLUMNS: { [T in keyof MirrorDatabase]: { [C in keyof MirrorDatabase
     requires_holder: true,
     observed_at: true,
     run_id: true,
+    previous_seen_at: true,
   },
   cards: {
     card_id: true,
@@ -400,6 +401,7 @@ describe('openMirror', () => {
       { version: 16, name: 'balance_check_one_currency' },
       { version: 17, name: 'order_outcomes_unlinked_switches' },
       { version: 18, name: 'balance_check_quarantine' },
+      { version: 19, name: 'offering_previous_seen' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -77,6 +77,36 @@ describe('ISSUANCE_FEE_MISMATCH', () => {
     ]);
   });
 
+  it('accepts the next terms for an order submitted between the last read of the old terms and the first of the new', () => {
+    const l = openLedger(temp);
+    const offering = l.offering({ issuanceFee: '2.00' });
+    const read = (issuanceFee: string, day: number) =>
+      l.writers.offerings.write([{ ...offering, issuanceFee }], {
+        merchantId: l.merchantId,
+        runId: `day-${day}`,
+        observedAt: shift(HISTORY_AT, day * DAY),
+      });
+    read('2.00', 1); // still the old terms on day 1
+    read('3.00', 5); // new terms first seen on day 5: changed at some moment in between
+    const issue = (fee: string, day: number) => {
+      const card = l.issue(offering, { fee, at: shift(HISTORY_AT, day * DAY) });
+      card.write();
+      return card.issueOrderNo;
+    };
+    const beforeChange = issue('3.00', 0.5); // the old terms were seen after it: wrong
+    issue('3.00', 3); // on either terms: right
+    issue('2.00', 3);
+    const neither = issue('2.50', 3);
+    const findings = runOn(l, [CODE]).findings;
+    expect(findings.map((f) => [f.orderNo, f.expected, f.actual])).toEqual(
+      expect.arrayContaining([
+        [beforeChange, '2.00', '3.00'],
+        [neither, '2.00', '2.50'],
+      ]),
+    );
+    expect(findings).toHaveLength(2);
+  });
+
   it.each([
     // FEE record in another currency than the offering's 2.00 USD (200 cents): its minor
     // units are no cents, equal (200 JPY) or not (3 JPY, which read '200' JPY due).
@@ -150,6 +180,23 @@ describe('DEPOSIT_FEE_MISMATCH', () => {
       expect(finding).toMatchObject({ orderNo: order.orderNo, expected: fee, actual: more });
     },
   );
+
+  it('accepts the next terms for a deposit submitted before they were first seen but after the old ones were last seen', () => {
+    const l = openLedger(temp);
+    const offering = l.offering({ depositFeePercent: '1' });
+    const card = l.issue(offering);
+    l.writers.offerings.write([{ ...offering, depositFeePercent: '2' }], {
+      merchantId: l.merchantId,
+      runId: 'day-5',
+      observedAt: shift(HISTORY_AT, 5 * DAY),
+    });
+    card.money('DEPOSIT', '100.00', shift(HISTORY_AT, 3 * DAY), { fee: '2.00' });
+    const neither = card.money('DEPOSIT', '100.00', shift(HISTORY_AT, 3 * DAY), { fee: '1.50' });
+    card.write();
+    expect(runOn(l, [CODE]).findings.map((f) => [f.orderNo, f.expected, f.actual])).toEqual([
+      [neither.orderNo, '1.00', '1.50'],
+    ]);
+  });
 
   it('rounds with the configured mode instead', () => {
     // 9.80 at 2.5 % is 0.245: 0.25 half-up, 0.24 half-even or down.

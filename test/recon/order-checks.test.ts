@@ -282,6 +282,23 @@ describe('LOAD_OUT_OF_BOUNDS', () => {
     expect(findings).toHaveLength(2);
   });
 
+  it('takes the next bounds too for an order submitted before they were first seen but after the old ones were last seen', () => {
+    const l = openLedger(temp);
+    const offering = l.offering({ minLoadAmount: '10.00', maxLoadAmount: '500.00' });
+    l.writers.offerings.write([{ ...offering, maxLoadAmount: '1000.00' }], {
+      merchantId: l.merchantId,
+      runId: 'day-5',
+      observedAt: shift(HISTORY_AT, 5 * DAY),
+    });
+    const at = shift(HISTORY_AT, 3 * DAY);
+    l.issue(offering, { amount: '800.00', at }).write();
+    const beyondBoth = l.issue(offering, { amount: '1000.01', at });
+    beyondBoth.write();
+    expect(runOn(l, [CODE]).findings.map((f) => [f.orderNo, f.expected, f.actual])).toEqual([
+      [beyondBoth.issueOrderNo, '500.00', '1000.01'],
+    ]);
+  });
+
   it('works in a 0-decimal currency', () => {
     const l = openLedger(temp, { currency: 'JPY' });
     const offering = l.offering({ minLoadAmount: '1000', maxLoadAmount: '50000' });

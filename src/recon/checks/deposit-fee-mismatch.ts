@@ -2,7 +2,7 @@ import { percentOf } from '../../money/percent.js';
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { type Finding, makeFinding } from '../finding.js';
-import { JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
+import { JOURNAL_CTE, nextTermsOn, termsVersionSql } from '../journal-sql.js';
 import { differenceText, moneyText } from '../money-text.js';
 import { OUTCOME_REASONS } from './outcome-reasons.js';
 
@@ -12,7 +12,7 @@ const CANDIDATES = `${JOURNAL_CTE},
 candidates AS (
   SELECT j.order_no, j.merchant_order_no, j.fee_id, j.fee_card_id, j.fee_amount_minor,
          j.fee_currency, j.amount, j.amount_minor, j.currency, c.card_offering_id,
-         v.deposit_fee_percent,
+         v.deposit_fee_percent, w.deposit_fee_percent AS next_percent,
          CASE
            ${OUTCOME_REASONS}
            WHEN j.amount_minor IS NULL THEN 'amount missing or too precise for its currency'
@@ -26,6 +26,7 @@ candidates AS (
   LEFT JOIN offering_versions v
     ON v.id = c.card_offering_id
    AND v.version = ${termsVersionSql('c.card_offering_id', 'j.submitted_at')}
+  LEFT JOIN offering_versions w ON ${nextTermsOn('w', 'v', 'j.submitted_at')}
   WHERE j.kind = 'DEPOSIT'
 )`;
 
@@ -40,12 +41,14 @@ interface Candidate {
   amountMinor: number | null;
   offeringId: string | null;
   percent: string | null;
+  nextPercent: string | null;
   reason: string | null;
 }
 
 /**
  * DEPOSIT_FEE_MISMATCH: the COMPLETED FEE record of a journal DEPOSIT order charges another
- * amount than `amount × depositFeePercent / 100` of its card's offering, rounded to the
+ * amount than `amount × depositFeePercent / 100` of its card's offering (the terms in force when
+ * it was submitted, or the next when they may already have been), rounded to the
  * currency's exponent (half-up, away from zero, unless configured otherwise). The rounding is
  * done exactly, on integers, by `src/money` (the one owner of rounding), over streamed rows.
  */
@@ -65,7 +68,8 @@ export const depositFeeMismatch: Check = {
          SELECT order_no AS orderNo, merchant_order_no AS merchantOrderNo, fee_id AS feeId,
                 fee_card_id AS cardId, fee_amount_minor AS charged,
                 coalesce(fee_currency, currency) AS currency, amount, amount_minor AS amountMinor,
-                card_offering_id AS offeringId, deposit_fee_percent AS percent, reason
+                card_offering_id AS offeringId, deposit_fee_percent AS percent,
+                next_percent AS nextPercent, reason
          FROM candidates`,
       )
       .iterate({ merchantId }) as IterableIterator<Candidate>;
@@ -74,7 +78,7 @@ export const depositFeeMismatch: Check = {
         tally.skip('orders', row.reason).leaveOpen('orderNo', row.orderNo ? [row.orderNo] : []);
         continue;
       }
-      const due = dueFee(row, settings.depositFeeRounding);
+      const due = dueFee(row, row.percent, settings.depositFeeRounding);
       if (due === undefined) {
         tally
           .skip('orders', 'offering deposit fee percent unreadable')
@@ -84,6 +88,9 @@ export const depositFeeMismatch: Check = {
       tally.examine('orders');
       const charged = row.charged as number;
       if (Math.abs(charged - due) <= tolerance) continue;
+      // The next terms may already have been in force when it was submitted (nextTermsOn).
+      const nextDue = dueFee(row, row.nextPercent, settings.depositFeeRounding);
+      if (nextDue !== undefined && Math.abs(charged - nextDue) <= tolerance) continue;
       findings.push(
         makeFinding(CODE, merchantId, {
           orderNo: row.orderNo,
@@ -102,9 +109,15 @@ export const depositFeeMismatch: Check = {
   },
 };
 
-function dueFee(row: Candidate, mode: CheckContext['settings']['depositFeeRounding']) {
+/** The fee due on `row`'s deposit at `percent`; undefined when there is none or it is unreadable. */
+function dueFee(
+  row: Candidate,
+  percent: string | null,
+  mode: CheckContext['settings']['depositFeeRounding'],
+) {
+  if (percent === null) return undefined;
   try {
-    return percentOf(row.amountMinor as number, row.percent as string, mode);
+    return percentOf(row.amountMinor as number, percent, mode);
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
-import { JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
+import { JOURNAL_CTE, nextTermsOn, termsVersionSql } from '../journal-sql.js';
 import { differenceText, moneyText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 import { OUTCOME_REASONS } from './outcome-reasons.js';
@@ -12,6 +12,7 @@ const CANDIDATES = `${JOURNAL_CTE},
 candidates AS (
   SELECT j.order_no, j.merchant_order_no, j.fee_id, j.fee_card_id, j.fee_amount,
          j.fee_amount_minor, j.fee_currency, j.offering_id, v.issuance_fee, v.issuance_fee_minor,
+         CASE WHEN w.currency IS j.fee_currency THEN w.issuance_fee_minor END AS next_fee_minor,
          CASE
            ${OUTCOME_REASONS}
            WHEN v.id IS NULL THEN 'offering not mirrored'
@@ -22,12 +23,14 @@ candidates AS (
   FROM journal j
   LEFT JOIN offering_versions v
     ON v.id = j.offering_id AND v.version = ${termsVersionSql('j.offering_id', 'j.submitted_at')}
+  LEFT JOIN offering_versions w ON ${nextTermsOn('w', 'v', 'j.submitted_at')}
   WHERE j.kind = 'ISSUE'
 )`;
 
 /**
  * ISSUANCE_FEE_MISMATCH: the COMPLETED FEE record of a journal ISSUE order charges another
- * amount than the offering's `issuanceFee` (the terms in force when it was submitted).
+ * amount than the offering's `issuanceFee` (the terms in force when it was submitted, or the
+ * next terms when they may already have been: {@link nextTermsOn}).
  */
 export const issuanceFeeMismatch: Check = {
   code: CODE,
@@ -44,6 +47,7 @@ export const issuanceFeeMismatch: Check = {
                 offering_id AS offeringId, issuance_fee_minor AS due
          FROM candidates
          WHERE reason IS NULL AND abs(fee_amount_minor - issuance_fee_minor) > @tolerance
+           AND (next_fee_minor IS NULL OR abs(fee_amount_minor - next_fee_minor) > @tolerance)
          ORDER BY order_no`,
       )
       .all({ ...params, tolerance: settings.tolerances[CODE] }) as {

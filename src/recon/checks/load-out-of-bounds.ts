@@ -1,7 +1,7 @@
 import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
-import { JOURNAL_CTE, termsVersionSql } from '../journal-sql.js';
+import { JOURNAL_CTE, nextTermsOn, termsVersionSql } from '../journal-sql.js';
 import { differenceText, moneyText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 
@@ -12,6 +12,9 @@ candidates AS (
   SELECT j.order_no, j.merchant_order_no, coalesce(j.fee_card_id, j.card_id) AS card_id,
          j.offering_id, j.amount, j.amount_minor, j.currency,
          v.min_load_amount, v.min_load_amount_minor, v.max_load_amount, v.max_load_amount_minor,
+         -- Within the next terms' bounds, when they may already have been in force.
+         (w.currency IS j.currency AND j.amount_minor BETWEEN w.min_load_amount_minor
+                                                        AND w.max_load_amount_minor) AS next_allows,
          CASE
            WHEN j.unlinkable IS NOT NULL THEN j.unlinkable
            WHEN j.amount_minor IS NULL THEN 'amount missing or too precise for its currency'
@@ -23,12 +26,14 @@ candidates AS (
   FROM journal j
   LEFT JOIN offering_versions v
     ON v.id = j.offering_id AND v.version = ${termsVersionSql('j.offering_id', 'j.submitted_at')}
+  LEFT JOIN offering_versions w ON ${nextTermsOn('w', 'v', 'j.submitted_at')}
   WHERE j.kind = 'ISSUE'
 )`;
 
 /**
  * LOAD_OUT_OF_BOUNDS: a journal ISSUE order whose amount lies outside its offering's
- * `[minLoadAmount, maxLoadAmount]` (the terms in force when it was submitted).
+ * `[minLoadAmount, maxLoadAmount]` (the terms in force when it was submitted, and the next terms
+ * too when they may already have been: {@link nextTermsOn}).
  */
 export const loadOutOfBounds: Check = {
   code: CODE,
@@ -46,6 +51,7 @@ export const loadOutOfBounds: Check = {
                 max_load_amount AS maxLoad, max_load_amount_minor AS maxMinor
          FROM candidates
          WHERE reason IS NULL AND (amount_minor < min_load_amount_minor OR amount_minor > max_load_amount_minor)
+           AND NOT coalesce(next_allows, 0)
          ORDER BY order_no`,
       )
       .all(params) as {
