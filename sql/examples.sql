@@ -66,8 +66,9 @@ SELECT f.merchant_id, f.offering_id, f.offering_name, f.currency, substr(f.day, 
        sum(f.fee_count) AS fee_count, sum(f.fees_minor) AS fees_minor,
        CASE
          WHEN x.exponent = 0 THEN CAST(sum(f.fees_minor) AS TEXT)
-         ELSE (sum(f.fees_minor) / x.unit) || '.'
-              || substr('000' || (sum(f.fees_minor) % x.unit), -x.exponent)
+         ELSE (CASE WHEN sum(f.fees_minor) < 0 THEN '-' ELSE '' END)
+              || (abs(sum(f.fees_minor)) / x.unit) || '.'
+              || substr('000' || (abs(sum(f.fees_minor)) % x.unit), -x.exponent)
        END AS fees,
        sum(f.too_precise) AS too_precise
 FROM fees_by_offering_day f

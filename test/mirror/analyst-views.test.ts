@@ -1384,6 +1384,27 @@ describe('sql/examples.sql', () => {
     expect(mismatches).toMatchObject([{ card_id: 'card-b', difference: '-0.50' }]);
   });
 
+  it('prints a month whose fees sum below zero with its sign (example 8): -0.50, not 0.50', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    // The month's fees of off-1 are 8.90; a fee returned in full, and 9.40 more, brings it to -0.50.
+    writers.transactions.write(
+      [tx(['fee-back', 'card-a', 'FEE', 'COMPLETED', '-9.40', '0.00', '03-04T09:00', 'ord-back'])],
+      RUN2_TX,
+    );
+    const examples = statementsOf(readFileSync(join(SQL_DIR, 'examples.sql'), 'utf8'));
+    const months = mirror.db.prepare(examples[7] ?? '').all() as {
+      offering_id: string;
+      fees_minor: number;
+      fees: string;
+    }[];
+    expect(months.map((m) => [m.offering_id, m.fees_minor, m.fees])).toContainEqual([
+      'off-1',
+      -50,
+      '-0.50',
+    ]);
+  });
+
   it('lists the top merchant names of each currency (example 17), not only of the first one', () => {
     const mirror = temp.open();
     const writers = createMirrorWriters(mirror.db);
