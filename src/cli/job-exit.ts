@@ -11,10 +11,15 @@ const AT_OR_ABOVE: Readonly<Record<FailOn, readonly Severity[]>> = {
   warning: ['error', 'warning'],
 };
 
+/** The current (unacknowledged) findings at or above `--fail-on`'s severity: what exit 6 is for. */
+export function failingCount(reconciliation: Reconciliation, failOn: FailOn | undefined): number {
+  if (failOn === undefined) return 0;
+  return reconciliation.current.filter((f) => AT_OR_ABOVE[failOn].includes(f.severity)).length;
+}
+
 /** Whether `--fail-on` applies: current (unacknowledged) findings at or above the severity. */
 export function failsOn(reconciliation: Reconciliation, failOn: FailOn | undefined): boolean {
-  if (failOn === undefined) return false;
-  return reconciliation.current.some((f) => AT_OR_ABOVE[failOn].includes(f.severity));
+  return failingCount(reconciliation, failOn) > 0;
 }
 
 /** `cardsync reconcile`: 6 when `--fail-on` applies, else 0 (discrepancies are data). */

@@ -1,6 +1,8 @@
 import type { MerchantSource } from '../config/index.js';
+import type { Reconciliation } from '../recon/findings-store.js';
 import type { NightlyRunResult } from '../runner/nightly-run.js';
 import { EXIT } from './exit-codes.js';
+import { type FailOn, failingCount } from './job-exit.js';
 import { formatReconcileSummary, reconcileJson } from './reconcile-summary.js';
 import { refusedKeyMessage } from './refused-key.js';
 import { formatSyncSummary } from './sync-summary.js';
@@ -30,7 +32,7 @@ export function formatRunSummary(result: NightlyRunResult, mirrorFile: string): 
 /** The one line a run that did not end 0 leaves on stderr; `merchants` are the configured ones. */
 export function runExitMessage(
   result: NightlyRunResult,
-  failOn: string | undefined,
+  failOn: FailOn | undefined,
   merchants: readonly MerchantSource[],
 ): string {
   const stopped = result.sync.merchants.find((m) => m.error);
@@ -45,13 +47,17 @@ export function runExitMessage(
         ? `run interrupted; finished windows are committed and the next run resumes; ${reconciled}`
         : `sync incomplete: ${stopped?.error?.message ?? 'upstream unavailable'}; what was fetched is committed and the next run resumes; ${reconciled}`;
     case EXIT.DISCREPANCIES:
-      return discrepanciesMessage(result.reconcile?.reconciliation.current.length ?? 0, failOn);
+      return discrepanciesMessage(result.reconcile?.reconciliation ?? null, failOn);
     default:
       return `run ended with exit code ${result.exitCode}`;
   }
 }
 
-/** The line of exit 6. */
-export function discrepanciesMessage(current: number, failOn: string | undefined): string {
-  return `discrepancies at or above ${failOn} (--fail-on ${failOn}): ${current} unacknowledged findings in the report`;
+/** The line of exit 6, counting the findings at or above `failOn` only (not the info ones). */
+export function discrepanciesMessage(
+  reconciliation: Reconciliation | null,
+  failOn: FailOn | undefined,
+): string {
+  const failing = reconciliation ? failingCount(reconciliation, failOn) : 0;
+  return `discrepancies at or above ${failOn} (--fail-on ${failOn}): ${failing} unacknowledged findings in the report`;
 }

@@ -119,6 +119,17 @@ describe('cardsync reconcile', () => {
     expect(info.json?.byCheck.UNJOURNALED_CARD?.current).toBeGreaterThan(0);
   }, 60_000);
 
+  it('counts in the line of exit 6 only the findings at or above --fail-on', async () => {
+    const result = await reconcile(['--fail-on', 'error']);
+    expect(result.code).toBe(6);
+    const rows = discrepancies(result.json!);
+    const errors = rows.filter((r) => r.severity === 'error').length;
+    expect(errors).toBeLessThan(rows.length);
+    expect(messageLines(result.stderr)).toEqual([
+      `cardsync: discrepancies at or above error (--fail-on error): ${errors} unacknowledged findings in the report`,
+    ]);
+  });
+
   it('leaves the findings of a check turned off as they were, and says it did not run', async () => {
     const result = (await reconcile(['--check', 'unjournaled_card=off'])).json!;
     expect(result.byCheck.UNJOURNALED_CARD).toMatchObject({ enabled: false, current: 0 });

@@ -45,7 +45,7 @@ export async function reconcileAction(io: CliIo, flags: ReconcileFlags): Promise
     else if (outcome.exitCode === EXIT.DISCREPANCIES)
       failure = new ExitError(
         EXIT.DISCREPANCIES,
-        discrepanciesMessage(result?.reconciliation.current.length ?? 0, flags.failOn),
+        discrepanciesMessage(result?.reconciliation ?? null, flags.failOn),
       );
   } catch (error) {
     failure = error;
