@@ -1,5 +1,6 @@
-import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolders } from '../mirror/make-folders.js';
 import { UsageError } from './exit-codes.js';
 
 /** The file that marks a folder as the demo's own, so a later demo may empty it. */
@@ -56,7 +57,12 @@ export function demoLayout(dir: string): DemoLayout {
 export async function prepareDemoFolder(layout: DemoLayout): Promise<void> {
   const entries = await existingEntries(layout.dir);
   if (entries === null) {
-    await mkdir(layout.dir, { recursive: true });
+    try {
+      makeFolders(layout.dir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new UsageError(`--dir ${layout.dir}: cannot create it (${code}); choose another --dir`);
+    }
   } else if (entries.length > 0 && !entries.includes(DEMO_MARKER)) {
     throw new UsageError(
       `--dir ${layout.dir} is not a demo folder (it holds files and no ${DEMO_MARKER}); choose another --dir`,

@@ -1,8 +1,9 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { ensureCardIndex } from './card-index.js';
+import { makeFolders } from './make-folders.js';
 import { type MigrationReport, migrateMirror } from './migrations.js';
 import { MirrorError } from './mirror-error.js';
 import { mirrorFailureOf } from './mirror-failure.js';
@@ -77,7 +78,7 @@ const NEW_MIRROR_PAGE_SIZE = 16_384;
 export function openMirror(file: string, options: OpenMirrorOptions = {}): Mirror {
   let db: SqliteDatabase;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    makeFolders(dirname(file));
   } catch (error) {
     throw new MirrorError(
       'MIRROR_UNOPENABLE',

@@ -118,4 +118,19 @@ describe('cardsync sync on a bad configuration input', () => {
       expect(readdirSync(join(dir, 'keys')).sort()).toEqual(['link.key', 'real.key']);
     }, 20_000);
   });
+
+  describe('a mirror whose folder cannot be made', () => {
+    // mkdir answers ENOENT under /proc though /proc exists: Node's recursive mkdir takes that
+    // for a missing parent and retries for ever, at full CPU and deaf to SIGTERM.
+    it.runIf(process.platform === 'linux')(
+      'refuses a mirror under /proc instead of spinning for ever',
+      async () => {
+        expectRefused(
+          await sync({ CARDSYNC_DB: '/proc/cardsync-test/data/mirror.sqlite' }),
+          /^cardsync: CARDSYNC_DB: cannot open the mirror \/proc\/cardsync-test\/data\/mirror\.sqlite: ENOENT: .*mkdir '\/proc\/cardsync-test'$/,
+        );
+      },
+      20_000,
+    );
+  });
 });

@@ -210,6 +210,23 @@ describe('cardsync demo', () => {
     expect(result.stdout).toBe('');
   });
 
+  it.runIf(process.platform === 'linux')(
+    'exits 2 naming --dir when the folder cannot be made (under /proc), instead of spinning for ever',
+    async () => {
+      const target = '/proc/cardsync-test/demo';
+      const result = await runCliProcess(
+        ['demo', '--dir', target, ...SMALL],
+        {},
+        { timeoutMs: 10_000 },
+      );
+      expect(result.code, `${result.stderr} (null: killed after hanging)`).toBe(2);
+      expect(messageLines(result.stderr)).toEqual([
+        `cardsync: --dir ${target}: cannot create it (ENOENT); choose another --dir`,
+      ]);
+    },
+    20_000,
+  );
+
   it.each([
     [['--cards', '0'], '--cards must be a whole number from 1'],
     [['--transactions', 'many'], '--transactions must be a whole number'],
