@@ -73,6 +73,15 @@ describe('cardsync sync on bad input', () => {
     });
   }
 
+  it('syncs from --since 0001-01-01, the earliest instant it takes, instead of exit 4 for ever', async () => {
+    const result = await runCliProcess(['sync', '--since', '0001-01-01', '--json'], {
+      ...good,
+      CARDSYNC_DB: join(dir, 'year-one', 'mirror.sqlite'),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'done' });
+  });
+
   it('names the flag, variable or config file key that gave a mirror or a CA file it cannot use', async () => {
     const notes = join(dir, 'notes.txt');
     await writeFile(notes, 'not a database, just notes\n');

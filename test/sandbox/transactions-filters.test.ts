@@ -317,6 +317,13 @@ describe('GET /transactions', () => {
       ).toBe(3);
     });
 
+    it('reads an instant in years 0 to 99 as written, not as 1900 to 1999', async () => {
+      expect(
+        await expectSelection({ startTime: '0000-12-31T23:59:59.999Z' }, () => true),
+      ).toBeGreaterThan(0);
+      expect(await expectSelection({ endTime: '0099-12-31T23:59:59Z' }, () => false)).toBe(0);
+    });
+
     it('refuses timestamps that are not real ISO 8601 instants with 400', async () => {
       const bad = [
         'yesterday',

@@ -50,8 +50,11 @@ function parseInstant(field: string, text: string): PreciseInstant {
     Number(v ?? 0),
   ) as [number, number, number, number, number, number];
   const fraction = (m[7] ?? '').padEnd(9, '0');
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, Number(fraction.slice(0, 3)));
-  const check = new Date(utc);
+  // Not Date.UTC, which reads years 0 to 99 as 1900 to 1999 (the check below then refused them).
+  const check = new Date(0);
+  check.setUTCFullYear(year, month - 1, day);
+  check.setUTCHours(hour, minute, second, Number(fraction.slice(0, 3)));
+  const utc = check.getTime();
   const [offsetHours, offsetMinutes] = [Number(m[10] ?? 0), Number(m[11] ?? 0)];
   if (
     check.getUTCFullYear() !== year ||
