@@ -24,14 +24,16 @@ export function utcInstant(text: string): string | undefined {
   ];
   const [y, mo, d, h, mi, s] = fields;
   if (h > 23 || mi > 59 || s > 59) return undefined;
-  const utc = Date.UTC(y, mo - 1, d, h, mi, s, Number(fraction.padEnd(3, '0').slice(0, 3)));
-  const check = new Date(Date.UTC(y, mo - 1, d));
-  // Date.UTC rolls 2026-02-30 over to March 2; a real date reads back the same.
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d)
+  // Not Date.UTC, which reads years 0 to 99 as 1900 to 1999.
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  // 2026-02-30 rolls over to March 2; a real date reads back the same.
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d)
     return undefined;
+  date.setUTCHours(h, mi, s, Number(fraction.padEnd(3, '0').slice(0, 3)));
   const offset = zoneMinutes(zone);
   if (offset === undefined) return undefined;
-  return new Date(utc - offset * 60_000).toISOString();
+  return new Date(date.getTime() - offset * 60_000).toISOString();
 }
 
 function zoneMinutes(zone: string): number | undefined {
