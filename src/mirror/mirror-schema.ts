@@ -41,7 +41,7 @@ export interface OfferingVersionsTable extends OfferingTerms {
   version: number;
   observed_at: string;
   run_id: string;
-  /** When the version before this one was last seen (sql/019); null for version 1 or unknown. */
+  /** When the version before this one was last seen (sql/018); null for version 1 or unknown. */
   previous_seen_at: string | null;
 }
 

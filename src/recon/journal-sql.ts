@@ -28,7 +28,7 @@ export function termsVersionSql(offering: string, at: string): string {
  * The join condition of `next`, the version of offering version `v`'s offering after it, when it
  * may already have been in force at `at`: the terms `v` holds were last seen before `at`, and the
  * upstream changed them at a moment the mirror cannot know, before the sync that first saw
- * `next` (sql/019). An order submitted in between may have been charged on either.
+ * `next` (sql/018). An order submitted in between may have been charged on either.
  */
 export function nextTermsOn(next: string, v: string, at: string): string {
   return `${next}.id = ${v}.id AND ${next}.version = ${v}.version + 1

@@ -1204,10 +1204,9 @@ describe('012_findings_minor_units', () => {
       '013_pending_reports',
       '014_exact_view_sums',
       '015_vanished_transactions',
-      '016_balance_check_one_currency',
+      '016_balance_check_as_the_check',
       '017_order_outcomes_unlinked_switches',
-      '018_balance_check_quarantine',
-      '019_offering_previous_seen',
+      '018_offering_previous_seen',
     ]);
     const kept = table(
       mirror.db,

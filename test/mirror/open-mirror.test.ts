@@ -398,10 +398,9 @@ describe('openMirror', () => {
       { version: 13, name: 'pending_reports' },
       { version: 14, name: 'exact_view_sums' },
       { version: 15, name: 'vanished_transactions' },
-      { version: 16, name: 'balance_check_one_currency' },
+      { version: 16, name: 'balance_check_as_the_check' },
       { version: 17, name: 'order_outcomes_unlinked_switches' },
-      { version: 18, name: 'balance_check_quarantine' },
-      { version: 19, name: 'offering_previous_seen' },
+      { version: 18, name: 'offering_previous_seen' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

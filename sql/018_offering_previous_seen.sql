@@ -1,4 +1,4 @@
--- 019: when the terms before each offering version were last seen (docs/reconciliation.md,
+-- 018: when the terms before each offering version were last seen (docs/reconciliation.md,
 -- the paragraph on offering terms after the settings).
 --
 -- A version of an offering's terms is first seen by one sync; the version before it was last

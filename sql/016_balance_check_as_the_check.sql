@@ -1,4 +1,15 @@
--- 018: card_balance_check leaves a card unchecked while a transaction of it is in quarantine.
+-- 016: card_balance_check leaves unchecked, as CARD_BALANCE_MISMATCH does, a card whose ledger
+-- holds another currency or a transaction in quarantine.
+--
+-- One currency per merchant account (reference-model.md section 3), but the upstream may show a
+-- card a transaction in another currency (CURRENCY_MISMATCH), and a journal may hold an order
+-- in another currency than its card's. card_balance_check summed their minor units with the
+-- card's own: 1.00 EUR on a USD card counted as 1.00 USD, 500 JPY deposited on it as 5.00 USD,
+-- so analysts saw a 'mismatch' (or a 'match') of a sum of two currencies, where
+-- CARD_BALANCE_MISMATCH leaves the card out with a reason. Such a card is now 'unchecked' with
+-- the check's reason, as the check has it: a completed order counted at the read in another
+-- currency, or any transaction of the card in another one; orders_minor or transactions_minor,
+-- whichever would mix currencies, is NULL. card_ledger keeps each entry in its own currency.
 --
 -- A transaction the upstream sent malformed is set aside in `quarantine` (resolved_at NULL until
 -- a valid version arrives), so it is missing from `transactions` and from the card's ledger,
@@ -6,8 +17,9 @@
 -- out (src/recon/quarantined-sql.ts); card_balance_check held the incomplete ledger against the
 -- balance and showed analysts a 'mismatch' of the quarantined record's effect (-5.00 for a 5.00
 -- purchase). Such a card (the `cardId` of the raw record) is now 'unchecked' with the check's
--- reason; a CANCELLED one is still expected at 0, as the check has it. Columns and their order
--- are unchanged.
+-- reason; a CANCELLED one is still expected at 0, as the check has it.
+--
+-- Columns and their order are unchanged.
 DROP VIEW card_balance_check;
 
 CREATE VIEW card_balance_check AS
