@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/api/index.js';
 import { importOrderFile } from '../../src/journal/order-import.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
 import { MerchantSession } from '../support/merchant-session.js';
-import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { failingWindowsAt } from './support/failing-reads.js';
 import { checkWorld } from './support/recon-world.js';
 import { coverageOf } from './support/run-one.js';
 
@@ -54,22 +53,7 @@ describe('UNJOURNALED_CARD after a sync that read a new card but not the FEE rec
     );
     // The cards are read (the new one ACTIVE), but every window that would read the ISSUE's FEE
     // record fails for good, once the cards have landed: exit 4.
-    const failed = await w.sync({
-      wrapApi: (api) => ({
-        ...syncApiOf(api),
-        listTransactions: async (query, options) => {
-          const from = query.startTime === undefined ? 0 : Date.parse(query.startTime);
-          const to = query.endTime === undefined ? Infinity : Date.parse(query.endTime);
-          if (from > feeAt || to < feeAt) return api.listTransactions(query, options);
-          await sleep(1_000);
-          throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'listTransactions: answered 503', {
-            operation: 'listTransactions',
-            status: 503,
-            attempts: 6,
-          });
-        },
-      }),
-    });
+    const failed = await w.sync({ wrapApi: failingWindowsAt(feeAt) });
     expect(failed.outcome).toBe('incomplete');
     expect(failed.merchants[0]?.cards.outcome).toBe('done');
     incomplete = await checkWorld(w);

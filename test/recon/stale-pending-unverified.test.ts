@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/api/index.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { failingAudit } from './support/failing-reads.js';
 import { checkWorld } from './support/recon-world.js';
 import { coverageOf } from './support/run-one.js';
 
@@ -38,20 +38,7 @@ describe('STALE_PENDING after a sync whose count audit failed', () => {
     expect(moved.status, moved.text).toBe(200);
     await w.t.control.post('/_control/clock', { advanceMs: DAY });
     // A day on, the windows are read but the audit's count requests (limit 1) all fail.
-    const failed = await w.sync({
-      wrapApi: (api) => ({
-        ...syncApiOf(api),
-        listTransactions: async (query, options) => {
-          if (query.limit === 1)
-            throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'listTransactions: 503', {
-              operation: 'listTransactions',
-              status: 503,
-              attempts: 6,
-            });
-          return api.listTransactions(query, options);
-        },
-      }),
-    });
+    const failed = await w.sync({ wrapApi: failingAudit });
     expect(failed.merchants[0]?.transactions.outcome).toBe('done');
     expect(failed.merchants[0]?.audit.outcome).not.toBe('done');
     unverified = await checkWorld(w);

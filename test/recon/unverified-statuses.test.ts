@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/api/index.js';
 import type { CheckCode } from '../../src/recon/check-code.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { failingAudit } from './support/failing-reads.js';
 import { checkWorld } from './support/recon-world.js';
 import { coverageOf } from './support/run-one.js';
 
@@ -59,20 +59,7 @@ describe('checks of statuses after a sync whose count audit failed (older rows n
       await post(retryCard, { type: 'PURCHASE', amount: '5.00', tradeNo: holds[1]?.tradeNo })
     ).transactionId;
     // A day on, the cards and the windows are read but the audit's count requests all fail.
-    const failed = await w.sync({
-      wrapApi: (api) => ({
-        ...syncApiOf(api),
-        listTransactions: async (query, options) => {
-          if (query.limit === 1)
-            throw new UpstreamError('UPSTREAM_UNAVAILABLE', 'listTransactions: 503', {
-              operation: 'listTransactions',
-              status: 503,
-              attempts: 6,
-            });
-          return api.listTransactions(query, options);
-        },
-      }),
-    });
+    const failed = await w.sync({ wrapApi: failingAudit });
     expect(failed.merchants[0]?.cards.outcome).toBe('done');
     expect(failed.merchants[0]?.transactions.outcome).toBe('done');
     expect(failed.merchants[0]?.audit.outcome).not.toBe('done');
