@@ -13,7 +13,8 @@ export interface JournalMerchant {
  * Who the journal's rows belong to: the configured merchant id, else the id the sync stored
  * for this source in the mirror (`db`, when the file exists), else the `merchantId` of the upstream's first card. A
  * placeholder is never journaled under: with none of these, it is a configuration error
- * naming the setting to give. The currency comes from the mirror, else the balance endpoint.
+ * naming the setting to give. The currency comes from the mirror (a sync, or the orders cardsync
+ * submitted; never imported books), else the balance endpoint.
  */
 export async function journalMerchant(
   session: MerchantSession,
@@ -39,7 +40,7 @@ export async function journalMerchant(
     );
   if (!options.needCurrency) return { merchantId, currency: undefined };
   const currency =
-    (db && new OrderJournal(db).merchantCurrency(merchantId)) ??
+    (db && new OrderJournal(db).submittedCurrency(merchantId)) ??
     (await api.getMerchantBalance(call)).currency;
   return { merchantId, currency };
 }

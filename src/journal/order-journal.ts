@@ -76,12 +76,27 @@ export class OrderJournal {
    * journal rows carry; undefined when neither tells.
    */
   merchantCurrency(merchantId: string): string | undefined {
+    return this.#currency(merchantId, '');
+  }
+
+  /**
+   * The merchant's currency as the upstream told it: what the sync learnt from the balance, else
+   * the one currency of the orders cardsync submitted (each checked against the upstream's).
+   * Imported rows do not count: their currency is the books', held before any sync against
+   * nothing but the file's own first row, and an order journaled in it would carry the upstream's
+   * amount in another currency's minor units.
+   */
+  submittedCurrency(merchantId: string): string | undefined {
+    return this.#currency(merchantId, "AND source = 'cli'");
+  }
+
+  #currency(merchantId: string, rows: string): string | undefined {
     const known = this.#prepare(
       'SELECT currency FROM merchants WHERE merchant_id = ? AND currency IS NOT NULL',
     ).get(merchantId) as { currency: string } | undefined;
     if (known) return known.currency;
     const journaled = this.#prepare(
-      'SELECT DISTINCT currency FROM orders WHERE merchant_id = ? AND currency IS NOT NULL LIMIT 2',
+      `SELECT DISTINCT currency FROM orders WHERE merchant_id = ? AND currency IS NOT NULL ${rows} LIMIT 2`,
     ).all(merchantId) as { currency: string }[];
     return journaled.length === 1 ? journaled[0]?.currency : undefined;
   }

@@ -446,6 +446,36 @@ describe('cardsync cards reads, balance and offerings', () => {
   });
 });
 
+describe('cardsync cards orders after an import', () => {
+  it("journals an order in the upstream's currency, not in that of books imported before any sync", async () => {
+    // A JPY journal imported under this USD merchant before the first sync: the import has no
+    // currency to hold it against but the file's own. The upstream still takes USD.
+    const fresh = join(dir, 'after-import', 'mirror.sqlite');
+    const books = join(dir, 'jpy-books.csv');
+    await writeFile(
+      books,
+      'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo\n' +
+        'books-topup-1,TOPUP,,,5000,JPY,2026-11-20T10:00:00Z,\n',
+    );
+    const imported = await cli(['orders', 'import', books], { CARDSYNC_DB: fresh });
+    expect(imported.code, imported.stderr).toBe(0);
+    const ref = orderNo('after-jpy-books');
+    const deposit = await cli(
+      ['cards', 'deposit', card, '--amount', '1.50', '--merchant-order-no', ref, '--json'],
+      { CARDSYNC_DB: fresh },
+    );
+    expect(deposit.code, deposit.stderr).toBe(0);
+    const mirror = new Database(fresh, { readonly: true });
+    try {
+      expect(
+        mirror.prepare('SELECT * FROM orders WHERE merchant_order_no = ?').get(ref),
+      ).toMatchObject({ state: 'ACCEPTED', amount: '1.50', amount_minor: 150, currency: 'USD' });
+    } finally {
+      mirror.close();
+    }
+  });
+});
+
 describe('cardsync cards orders refused', () => {
   it('says what to do after a refusal: a new reference when the upstream keeps it, the same one when it does not', async () => {
     // INSUFFICIENT_CARD_BALANCE is kept against the reference (reference-model section 1):
