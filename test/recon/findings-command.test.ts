@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { runCli } from '../../src/cli/program.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
-import { listFindings, recordReconciliation } from '../../src/recon/findings-store.js';
+import { ackFinding, listFindings, recordReconciliation } from '../../src/recon/findings-store.js';
 import { useTempMirrors } from '../mirror/mirror-fixtures.js';
 import { runOn } from './support/run-one.js';
 import { openLedger } from './support/test-ledger.js';
@@ -117,6 +117,30 @@ describe('cardsync findings', () => {
     expect(errorLines(result.stderr)).toEqual([
       expect.stringMatching(/^cardsync: --db: no mirror at/),
     ]);
+  });
+
+  it('lists an acknowledgement that has expired as expired, as open_findings does', async () => {
+    const { db, fingerprint } = reconciled();
+    const mirror = openMirror(db);
+    try {
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      ackFinding(mirror.db, fingerprint, {
+        reason: 'known adjustment',
+        until: new Date(hourAgo.getTime() + 60_000).toISOString(),
+        now: hourAgo.toISOString(),
+      });
+      expect(
+        mirror.db
+          .prepare('SELECT ack_state, in_main_report FROM open_findings WHERE fingerprint = ?')
+          .get(fingerprint),
+      ).toEqual({ ack_state: 'expired', in_main_report: 1 });
+    } finally {
+      await mirror.close();
+    }
+    const human = await cli(['findings', 'list', '--db', db]);
+    const line = human.stdout.split('\n').find((l) => l.startsWith(fingerprint)) as string;
+    expect(line).not.toMatch(/ acknowledged until /);
+    expect(line).toMatch(/ new \(acknowledgement expired \d{4}-\d\d-\d\dT[\d:.]+Z\) /);
   });
 
   it('lists open findings for a human, and as JSON', async () => {

@@ -19,7 +19,7 @@ export async function listFindingsAction(io: CliIo, flags: ListFindingsFlags): P
   // Only reads: a mirror this user may read but not write (an auditor's copy) will do.
   await withMirror(io, flags, { writable: false }, (db) => {
     const rows = listFindings(db, { includeResolved: flags.all });
-    io.stdout(flags.json ? `${JSON.stringify(rows)}\n` : formatList(rows));
+    io.stdout(flags.json ? `${JSON.stringify(rows)}\n` : formatList(rows, Date.now()));
   });
 }
 
@@ -81,10 +81,10 @@ function instant(flag: string, text: string): string {
   }
 }
 
-function formatList(rows: readonly StoredFinding[]): string {
+function formatList(rows: readonly StoredFinding[], now: number): string {
   if (rows.length === 0) return 'no findings\n';
   const lines = rows.map((f) => {
-    const state = f.acknowledgement ? `acknowledged until ${f.acknowledgement.until}` : f.state;
+    const state = stateText(f, now);
     const ids = (
       ['cardId', 'transactionId', 'orderNo', 'tradeNo', 'snapshotAt', 'offeringId'] as const
     )
@@ -96,4 +96,17 @@ function formatList(rows: readonly StoredFinding[]): string {
     return `${f.fingerprint}  ${f.severity.padEnd(7)} ${f.check.padEnd(25)} ${state.padEnd(10)}  ${f.merchantId} ${ids}${values}\n    ${f.detail}`;
   });
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A finding's state as `open_findings` gives it: an acknowledgement whose expiry has passed no
+ * longer holds (the next reconciliation lifts it and reports the finding again), so it is not
+ * shown as one.
+ */
+function stateText(f: StoredFinding, now: number): string {
+  if (!f.acknowledgement) return f.state;
+  const { until } = f.acknowledgement;
+  return Date.parse(until) <= now
+    ? `${f.state} (acknowledgement expired ${until})`
+    : `acknowledged until ${until}`;
 }
