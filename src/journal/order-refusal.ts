@@ -1,6 +1,6 @@
 import { isRedirectStatus } from '../api/retry-policy.js';
 import { UpstreamError } from '../api/upstream-error.js';
-import { ERROR_STATUS, type ErrorCode } from '../contract/index.js';
+import { ERROR_STATUS } from '../contract/index.js';
 
 /** The `error_code` journaled for a 401: no order was taken, and nothing is remembered. */
 export const UNAUTHORIZED_CODE = 'UNAUTHORIZED';
@@ -25,9 +25,14 @@ export function refusalCode(error: unknown): string | undefined {
  * True for a refusal the upstream does not remember against the merchantOrderNo (a 401, or a
  * 400 validation failure: reference-model section 1), so the reference may be used again:
  * re-running the order sends it afresh. Other refusals are final: the upstream would answer
- * the same, and the journal answers for it.
+ * the same, and the journal answers for it. A code the interface does not list (a real
+ * upstream's own) is taken as forgotten: its status is not journaled, and were it a 400, holding
+ * the reference would refuse for good an order the upstream would take; sent again, a refusal
+ * the upstream does remember comes back as it was.
  */
 export function isForgottenRefusal(code: string): boolean {
   if (code === UNAUTHORIZED_CODE || code === 'HTTP_400') return true;
-  return (ERROR_STATUS as Partial<Record<string, number>>)[code as ErrorCode] === 400;
+  if (/^HTTP_\d{3}$/.test(code)) return false;
+  const status = (ERROR_STATUS as Partial<Record<string, number>>)[code];
+  return status === undefined || status === 400;
 }
