@@ -1,6 +1,6 @@
 import { readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeFolders } from '../mirror/make-folders.js';
+import { makeFolders } from '../make-folders.js';
 import { UsageError } from './exit-codes.js';
 
 /** The file that marks a folder as the demo's own, so a later demo may empty it. */

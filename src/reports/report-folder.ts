@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { makeFolders } from '../make-folders.js';
 import { runStampAt, runStampOf } from '../run-id.js';
 import { syncDirectory, writeDurably } from './durable-fs.js';
 import { ReportError } from './report-error.js';
@@ -52,7 +53,7 @@ export function stageReportFolder(
     }
   };
   try {
-    mkdirSync(reportsDir, { recursive: true });
+    makeFolders(reportsDir);
     sweepStaleTemps(reportsDir, TEMP_PREFIX, 'any');
     if (exists(dir))
       throw new ReportError('REPORT_EXISTS', `the report folder ${dir} exists already`);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { makeFolders } from '../make-folders.js';
 import { syncDirectory, writeDurably } from './durable-fs.js';
 import { sweepStaleTemps } from './stale-temps.js';
 
@@ -14,7 +15,7 @@ import { sweepStaleTemps } from './stale-temps.js';
  */
 export function writeFileAtomic(path: string, text: string): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  makeFolders(dir);
   const prefix = `.${basename(path)}.tmp-`;
   sweepStaleTemps(dir, prefix, 'files');
   const temp = join(dir, `${prefix}${randomBytes(4).toString('hex')}`);
