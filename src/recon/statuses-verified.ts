@@ -20,3 +20,16 @@ export function statusesVerified(db: SqliteDatabase, merchantId: string): boolea
     .get(merchantId) as { audit: string | null } | undefined;
   return latest === undefined || latest.audit === 'done';
 }
+
+/**
+ * {@link statusesVerified}, asked at the first call and remembered: for a check that needs it
+ * only for a record whose difference nothing else explains, which most runs never meet.
+ * @example const verified = statusesVerifiedOnce(db, 'mch_1'); if (!verified()) ...
+ */
+export function statusesVerifiedOnce(db: SqliteDatabase, merchantId: string): () => boolean {
+  let verified: boolean | undefined;
+  return () => {
+    verified ??= statusesVerified(db, merchantId);
+    return verified;
+  };
+}

@@ -5,7 +5,7 @@ import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { QUARANTINED_CTE, QUARANTINED_REASON } from '../quarantined-sql.js';
-import { statusesVerified } from '../statuses-verified.js';
+import { statusesVerifiedOnce } from '../statuses-verified.js';
 import { explainedBySubset } from '../subset-explanation.js';
 import { transactionEffectSql, visibleAtReadSql } from '../transaction-effect-sql.js';
 import { CARD_TRANSACTIONS_TABLE, JOURNAL_TABLE } from '../working-tables.js';
@@ -324,11 +324,7 @@ export const cardBalanceMismatch: Check = {
     }>;
     const tally = new CoverageTally().examine('cards', 0).examine('transactions', 0);
     // Asked only when a card's difference is unexplained: most runs never need it.
-    let statuses: boolean | undefined;
-    const verified = () => {
-      statuses ??= statusesVerified(db, merchantId);
-      return statuses;
-    };
+    const verified = statusesVerifiedOnce(db, merchantId);
     const findings: Finding[] = [];
     let counted = 0;
     let later = 0;

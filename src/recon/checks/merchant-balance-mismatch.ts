@@ -6,7 +6,7 @@ import { type Finding, makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
 import { moneyText } from '../money-text.js';
 import { QUARANTINED_CTE } from '../quarantined-sql.js';
-import { statusesVerified } from '../statuses-verified.js';
+import { statusesVerifiedOnce } from '../statuses-verified.js';
 import { type ExplainingTerm, explainedBySubset } from '../subset-explanation.js';
 import { transactionEffectSql } from '../transaction-effect-sql.js';
 
@@ -97,11 +97,7 @@ export const merchantBalanceMismatch: Check = {
   run({ db, merchantId, range, settings }: CheckContext) {
     const tally = new CoverageTally().examine('intervals', 0).examine('orders', 0);
     // Asked only for an interval whose difference is unexplained: most runs never need it.
-    let statuses: boolean | undefined;
-    const verified = () => {
-      statuses ??= statusesVerified(db, merchantId);
-      return statuses;
-    };
+    const verified = statusesVerifiedOnce(db, merchantId);
     const start = range.start === null ? null : Date.parse(range.start);
     const through = range.through === null ? null : Date.parse(range.through);
     const snapshots = (
