@@ -15,11 +15,15 @@ const TIMING = `WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
 const READ_TOO_SOON =
   'card last read before the order was past grace (its sync failed on the cards): its status may not show it';
 
-/** The card's FREEZE, UNFREEZE and CANCEL orders after order `j`, bar those refused. */
-const LATER_SWITCH = `SELECT 1 FROM journal x
-             WHERE x.card_id = j.card_id AND x.kind IN ('FREEZE', 'UNFREEZE', 'CANCEL')
-               AND x.state <> 'REJECTED'
+/** The card's orders of `kinds` (SQL list) after order `j` in journal order, bar those refused. */
+function laterOrders(kinds: string): string {
+  return `SELECT 1 FROM journal x
+             WHERE x.card_id = j.card_id AND x.kind IN (${kinds}) AND x.state <> 'REJECTED'
                AND (x.submitted_at > j.submitted_at OR (x.submitted_at = j.submitted_at AND x.seq > j.seq))`;
+}
+
+/** The card's FREEZE, UNFREEZE and CANCEL orders after order `j`, bar those refused. */
+const LATER_SWITCH = laterOrders("'FREEZE', 'UNFREEZE', 'CANCEL'");
 
 /** Order `x` was sent and no answer is known yet: it may never have reached the upstream. */
 const AWAITING = `(x.state = 'SUBMITTED' AND x.order_no IS NULL)`;
@@ -72,10 +76,7 @@ candidates AS (
          END,
          j.recency = 1
            AND c.status IS NOT (CASE j.kind WHEN 'FREEZE' THEN 'FROZEN' ELSE 'ACTIVE' END)
-           AND NOT EXISTS (
-             SELECT 1 FROM journal x
-             WHERE x.kind = 'CANCEL' AND x.card_id = j.card_id AND x.state <> 'REJECTED'
-               AND (x.submitted_at > j.submitted_at OR (x.submitted_at = j.submitted_at AND x.seq > j.seq)))
+           AND NOT EXISTS (${laterOrders("'CANCEL'")})
   FROM switches j
   LEFT JOIN cards c ON c.card_id = j.card_id AND c.merchant_id = @merchantId
 )`;
