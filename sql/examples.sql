@@ -7,9 +7,10 @@
 -- This file is not a migration (not named NNN_name.sql); a test runs every statement in it.
 
 -- 1. Is the mirror fresh? One row per merchant: when its cards, transactions and balance were
---    last read, whether the last sync finished ('done'), and the last reconciliation.
-SELECT merchant_id, last_run_outcome, last_run_finished_at, cards_read_at,
-       transactions_synced_to, synced_ranges, quarantined, last_reconciled_at
+--    last read, how the last run that tried it ended for it ('done'; else why, e.g. its key
+--    refused), and the last reconciliation.
+SELECT merchant_id, last_run_started_at, last_run_merchant_outcome, last_run_merchant_error,
+       cards_read_at, transactions_synced_to, synced_ranges, quarantined, last_reconciled_at
 FROM sync_freshness
 ORDER BY merchant_id;
 

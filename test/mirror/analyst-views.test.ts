@@ -1207,6 +1207,7 @@ describe('012_findings_minor_units', () => {
       '016_balance_check_as_the_check',
       '017_order_outcomes_unlinked_switches',
       '018_offering_previous_seen',
+      '019_sync_freshness_every_attempt',
     ]);
     const kept = table(
       mirror.db,
@@ -1286,15 +1287,21 @@ describe('sync_freshness', () => {
     const mirror = temp.open();
     const writers = scenario(mirror);
     writers.merchants.addBalance({ balance: '940.00', currency: 'USD' }, RUN1_CARDS);
-    const run = (runId: string, command: string, day: string, outcome: 'done' | 'incomplete') => {
+    const run = (
+      runId: string,
+      command: string,
+      day: string,
+      outcome: 'done' | 'incomplete' | 'failed',
+      summary: unknown = {},
+    ) => {
       writers.runs.start({ runId, command, startedAt: at(`${day}T01:59`), pid: 1, host: 'h' });
       const finishedAt = at(`${day}T02:30`);
       writers.runs.finish({
         runId,
         finishedAt,
         outcome,
-        exitCode: outcome === 'done' ? 0 : 4,
-        summary: {},
+        exitCode: { done: 0, incomplete: 4, failed: 3 }[outcome],
+        summary,
       });
     };
     run('run-1', 'run', '03-05', 'done');
@@ -1355,6 +1362,36 @@ describe('sync_freshness', () => {
     ).toEqual([
       ['m-1', 'run-1', 'run', 'done', at('03-05T01:59'), at('03-05T02:30'), null],
       ['m-2', 'run-2', 'sync', 'incomplete', at('03-06T01:59'), at('03-06T02:30'), null],
+    ]);
+  });
+
+  it("names a run that tried a merchant and wrote no window of it, with that merchant's own outcome", () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    const refused = { code: 'UPSTREAM_UNAUTHORIZED', message: 'cards: listCards: 401' };
+    writers.runs.start({ runId: 'run-1', command: 'run', startedAt: READ, pid: 1, host: 'h' });
+    // The upstream refused japan's key before the run learnt its merchant id (sync-result.ts):
+    // its result names it by its configured name only. The run wrote no window at all.
+    writers.runs.finish({
+      runId: 'run-1',
+      finishedAt: at('03-05T02:30'),
+      outcome: 'failed',
+      exitCode: 3,
+      summary: [
+        { source: 'main', merchantId: 'm-1', outcome: 'done', error: null },
+        { source: 'japan', merchantId: null, outcome: 'unauthorized', error: refused },
+      ],
+    });
+    expect(
+      table(
+        mirror.db,
+        `SELECT merchant_id, last_run_id, last_run_outcome, last_run_merchant_outcome,
+                last_run_merchant_error
+         FROM sync_freshness ORDER BY merchant_id`,
+      ),
+    ).toEqual([
+      ['m-1', 'run-1', 'failed', 'done', null],
+      ['m-2', 'run-1', 'failed', 'unauthorized', 'UPSTREAM_UNAUTHORIZED: cards: listCards: 401'],
     ]);
   });
 });

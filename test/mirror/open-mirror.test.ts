@@ -401,6 +401,7 @@ describe('openMirror', () => {
       { version: 16, name: 'balance_check_as_the_check' },
       { version: 17, name: 'order_outcomes_unlinked_switches' },
       { version: 18, name: 'offering_previous_seen' },
+      { version: 19, name: 'sync_freshness_every_attempt' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

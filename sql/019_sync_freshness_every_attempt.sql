@@ -1,0 +1,87 @@
+-- 019: sync_freshness names the newest run that tried each merchant, and how that merchant's own
+-- sync ended in it.
+--
+-- The view (004) took a merchant's last run from `sync_windows`: a run that wrote no window for
+-- it did not count. So a night whose upstream refused the merchant's key (401, exit 3), or that
+-- failed before its first window, left the view showing the night before, `done`, as that
+-- merchant's last run: "did last night's sync finish?" (docs/analysts.md) was answered yes. And
+-- `last_run_outcome` is the whole run's: a merchant that synced in full showed `failed` when
+-- another merchant of the run was refused. The run's summary (`sync_runs.summary`) holds each
+-- merchant's result, by merchant id, or by its configured name (`source`) when the run never
+-- learnt the id. The last run is now the newest that wrote a window for the merchant or names it
+-- in its summary, and two columns are added at the end: `last_run_merchant_outcome` and
+-- `last_run_merchant_error`. The other columns are unchanged, in the same order.
+DROP VIEW sync_freshness;
+
+CREATE VIEW sync_freshness AS
+-- One row per merchant: how fresh its part of the mirror is. Look here first in the morning:
+-- the checks are only as good as the last sync.
+--   cards / cards_read_at: cards mirrored and when the newest card list was read.
+--   transactions_synced_to: the end of the newest fully synced time range of transactions;
+--     synced_ranges > 1 means a gap remains (a run stopped part-way; the next run fills it).
+--   balance_read_at: the newest merchant balance snapshot.
+--   quarantined: upstream records that failed validation and have no valid version yet.
+--   last_run_*: the newest run that tried this merchant (a window of it in sync_windows, or its
+--     result in the run's summary, even one refused before any read); its outcome is the whole
+--     run's: 'done', or 'incomplete' / 'interrupted' / 'failed' / 'crashed' / 'running'.
+--   last_run_merchant_outcome: how this merchant's sync ended in that run: 'done',
+--     'incomplete', 'interrupted', 'unauthorized' (the upstream refused its key); NULL while the
+--     run is running or when it kept no summary (it crashed).
+--   last_run_merchant_error: why, when it did not end 'done' ("CODE: message").
+--   last_reconciled_at: the newest reconciliation of the mirror (all merchants).
+WITH entries AS (
+  -- Each merchant's result in each run's summary (a JSON array: sync-result.ts). Read by path
+  -- from the summary, so an entry of another shape yields NULLs, not an error.
+  SELECT s.run_id, e.key,
+         json_extract(s.summary, e.fullkey || '.merchantId') AS merchant_id,
+         json_extract(s.summary, e.fullkey || '.source') AS source,
+         json_extract(s.summary, e.fullkey || '.outcome') AS outcome,
+         json_extract(s.summary, e.fullkey || '.error.code') AS error_code,
+         json_extract(s.summary, e.fullkey || '.error.message') AS error_message
+  FROM sync_runs s
+  JOIN json_each(CASE WHEN json_valid(s.summary) THEN
+                   CASE WHEN json_type(s.summary) = 'array' THEN s.summary END END) e
+),
+results AS (
+  -- The merchant each result is about: by the id the run learnt, else by the configured name
+  -- it was read under; the first, should a summary hold two.
+  SELECT x.run_id, m.merchant_id, x.outcome, x.error_code, x.error_message,
+         row_number() OVER (PARTITION BY x.run_id, m.merchant_id ORDER BY x.key) AS nth
+  FROM entries x
+  JOIN merchants m
+    ON m.merchant_id = x.merchant_id OR (x.merchant_id IS NULL AND m.source = x.source)
+),
+last_runs AS (
+  SELECT m.merchant_id, (
+    SELECT s.run_id FROM sync_runs s
+    WHERE EXISTS (SELECT 1 FROM sync_windows w
+                  WHERE w.run_id = s.run_id AND w.merchant_id = m.merchant_id)
+       OR EXISTS (SELECT 1 FROM results x
+                  WHERE x.run_id = s.run_id AND x.merchant_id = m.merchant_id)
+    ORDER BY s.started_at DESC, s.run_id DESC
+    LIMIT 1
+  ) AS run_id
+  FROM merchants m
+)
+SELECT m.merchant_id, m.source, m.currency,
+       (SELECT count(*) FROM cards c WHERE c.merchant_id = m.merchant_id) AS cards,
+       (SELECT max(c.observed_at) FROM cards c WHERE c.merchant_id = m.merchant_id)
+         AS cards_read_at,
+       (SELECT max(p.end_at) FROM sync_progress p WHERE p.merchant_id = m.merchant_id)
+         AS transactions_synced_to,
+       (SELECT count(*) FROM sync_progress p WHERE p.merchant_id = m.merchant_id)
+         AS synced_ranges,
+       (SELECT max(b.observed_at) FROM merchant_balances b WHERE b.merchant_id = m.merchant_id)
+         AS balance_read_at,
+       (SELECT count(*) FROM quarantine q
+        WHERE q.merchant_id = m.merchant_id AND q.resolved_at IS NULL) AS quarantined,
+       r.run_id AS last_run_id, r.command AS last_run_command, r.outcome AS last_run_outcome,
+       r.started_at AS last_run_started_at, r.finished_at AS last_run_finished_at,
+       (SELECT max(rr.reconciled_at) FROM recon_runs rr) AS last_reconciled_at,
+       mine.outcome AS last_run_merchant_outcome,
+       coalesce(mine.error_code || ': ', '') || mine.error_message AS last_run_merchant_error
+FROM merchants m
+JOIN last_runs l ON l.merchant_id = m.merchant_id
+LEFT JOIN sync_runs r ON r.run_id = l.run_id
+LEFT JOIN results mine
+  ON mine.run_id = l.run_id AND mine.merchant_id = m.merchant_id AND mine.nth = 1;
