@@ -738,6 +738,32 @@ describe('order_outcomes', () => {
     ]);
   });
 
+  it("names an order whose FEE record is in quarantine, as ORDER_NOT_REFLECTED's reason does", () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    const quarantine = mirror.db.prepare(
+      `INSERT INTO quarantine (merchant_id, resource, record_id, reason, raw_json, raw_sha256,
+         first_seen_at, last_seen_at, last_run_id, resolved_at)
+       VALUES (?, 'transactions', ?, 'amount: not a decimal', ?, ?, ?, ?, 'run-1', ?)`,
+    );
+    const fee = (tradeNo: string) => JSON.stringify({ type: 'FEE', tradeNo, amount: 'abc' });
+    const outcomeOf = (no: string) =>
+      mirror.db
+        .prepare('SELECT outcome FROM order_outcomes WHERE merchant_order_no = ?')
+        .pluck()
+        .get(no);
+    // Another merchant's, a resolved one and one naming another order leave it awaiting.
+    quarantine.run('m-2', 'tx-q1', fee('ord-x3'), 'h1', READ, READ, null);
+    quarantine.run('m-1', 'tx-q2', fee('ord-x3'), 'h2', READ, READ, READ);
+    quarantine.run('m-1', 'tx-q3', fee('ord-zz'), 'h3', READ, READ, null);
+    quarantine.run('m-1', 'tx-q4', '{"tradeNo": ', 'h4', READ, READ, null);
+    expect(outcomeOf('mo-x3')).toBe('awaiting_outcome');
+
+    quarantine.run('m-1', 'tx-q5', fee('ord-x3'), 'h5', READ, READ, null);
+    expect(outcomeOf('mo-x3')).toBe('fee_quarantined');
+    expect(outcomeOf('mo-a2')).toBe('completed');
+  });
+
   it('awaits a FREEZE or UNFREEZE, which has no FEE record, only while ORDER_NOT_REFLECTED would', () => {
     const l = openLedger(temp);
     const offering = l.offering();
@@ -1208,6 +1234,7 @@ describe('012_findings_minor_units', () => {
       '017_order_outcomes_unlinked_switches',
       '018_offering_previous_seen',
       '019_sync_freshness_every_attempt',
+      '020_order_outcomes_fee_quarantined',
     ]);
     const kept = table(
       mirror.db,

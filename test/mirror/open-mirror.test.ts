@@ -402,6 +402,7 @@ describe('openMirror', () => {
       { version: 17, name: 'order_outcomes_unlinked_switches' },
       { version: 18, name: 'offering_previous_seen' },
       { version: 19, name: 'sync_freshness_every_attempt' },
+      { version: 20, name: 'order_outcomes_fee_quarantined' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
