@@ -1,13 +1,17 @@
 -- 020: order_outcomes names an order whose FEE record is in quarantine `fee_quarantined`, not
--- `awaiting_outcome`.
+-- `awaiting_outcome`, and shows the FEE record's currency.
 --
 -- A FEE record the upstream sent malformed is set aside in `quarantine` with its raw JSON: the
 -- upstream has decided the order, but the mirror lacks the record. ORDER_NOT_REFLECTED leaves
 -- such an order undecided with its quarantine reason; the view called it `awaiting_outcome`, so
 -- example 10 of sql/examples.sql listed it among the orders the upstream had not settled, and an
--- analyst following it up would ask the upstream about an order it had long answered. The view
--- is recreated with the same columns, in the same order; only that outcome is new. card_ledger
--- and card_balance_check count only `completed` and `fee_pending` orders, and are unchanged.
+-- analyst following it up would ask the upstream about an order it had long answered.
+--
+-- `currency` is the order's, which a CANCEL has not (it carries no amount): example 9, the fees
+-- of orders by kind and currency, summed the cancellation fees of every currency into one row of
+-- currency NULL. `fee_currency`, the FEE record's currency, is added as the last column, and
+-- example 9 groups by it. The other columns are the same, in the same order. card_ledger and
+-- card_balance_check count only `completed` and `fee_pending` orders, and are unchanged.
 DROP VIEW order_outcomes;
 
 CREATE VIEW order_outcomes AS
@@ -28,6 +32,8 @@ CREATE VIEW order_outcomes AS
 --     for a FREEZE or UNFREEZE); journal_card_id: the card the journal names (NULL for ISSUE and
 --     TOPUP).
 --   outcome_at / outcome_seen_at: the FEE record's created_at / when the mirror first saw it.
+--   fee_currency: the FEE record's currency (`currency` is the order's: NULL for a CANCEL, a
+--     FREEZE or an UNFREEZE, which carry no amount).
 -- Use it to follow orders: `WHERE outcome = 'awaiting_outcome'` lists the orders the upstream
 -- has not settled (ORDER_NOT_REFLECTED once older than the grace period).
 WITH quarantined_fees AS (
@@ -38,8 +44,8 @@ WITH quarantined_fees AS (
   WHERE resource = 'transactions' AND resolved_at IS NULL
 ),
 fee_records AS (
-  SELECT merchant_id, trade_no, transaction_id, card_id, status, amount, amount_minor, created_at,
-         first_seen_at
+  SELECT merchant_id, trade_no, transaction_id, card_id, status, amount, amount_minor, currency,
+         created_at, first_seen_at
   FROM (
     SELECT t.*, row_number() OVER (
              PARTITION BY t.merchant_id, t.trade_no ORDER BY t.created_at, t.transaction_id
@@ -92,7 +98,8 @@ SELECT o.merchant_id, o.merchant_order_no, o.kind, o.state, nullif(o.order_no, '
          WHEN f.status IN ('COMPLETED', 'SETTLED') THEN 'completed'
          WHEN f.status = 'DECLINED' THEN 'failed'
          ELSE 'fee_pending'
-       END AS outcome
+       END AS outcome,
+       f.currency AS fee_currency
 FROM orders o
 LEFT JOIN fee_records f
   ON f.merchant_id = o.merchant_id AND f.trade_no = o.order_no AND o.order_no <> ''

@@ -78,11 +78,11 @@ GROUP BY f.merchant_id, f.offering_id, f.offering_name, f.currency, month
 ORDER BY month, f.merchant_id, f.offering_id;
 
 -- 9. Fees of journaled orders by kind (issuance, deposit, withdrawal, cancellation): the FEE
---    record whose trade_no is the order's order_no.
-SELECT merchant_id, kind, currency, count(*) AS orders, sum(fee_minor) AS fees_minor
+--    record whose trade_no is the order's order_no, in that record's currency.
+SELECT merchant_id, kind, fee_currency, count(*) AS orders, sum(fee_minor) AS fees_minor
 FROM order_outcomes
 WHERE outcome = 'completed'
-GROUP BY merchant_id, kind, currency
+GROUP BY merchant_id, kind, fee_currency
 ORDER BY merchant_id, kind;
 
 -- 10. Orders the upstream has not settled yet, oldest first (ORDER_NOT_REFLECTED after an hour).

@@ -738,6 +738,22 @@ describe('order_outcomes', () => {
     ]);
   });
 
+  it("shows the FEE record's currency beside the order's, which a CANCEL has not", () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    expect(
+      table(
+        mirror.db,
+        `SELECT merchant_order_no, currency, fee_currency FROM order_outcomes
+         WHERE merchant_order_no IN ('mo-c2', 'mo-j1', 'mo-x3') ORDER BY merchant_order_no`,
+      ),
+    ).toEqual([
+      ['mo-c2', null, 'USD'],
+      ['mo-j1', 'JPY', 'JPY'],
+      ['mo-x3', 'USD', null],
+    ]);
+  });
+
   it("names an order whose FEE record is in quarantine, as ORDER_NOT_REFLECTED's reason does", () => {
     const mirror = temp.open();
     scenario(mirror);
