@@ -1,3 +1,4 @@
+import { redactCardNumbers } from '../contract/card-secrets.js';
 import type { Card, MerchantBalance, Offering, Transaction } from '../contract/index.js';
 import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import { currencyExponent, isKnownCurrency } from '../money/currency.js';
@@ -16,7 +17,19 @@ function amountProblem(field: string, text: string, currency: string): string | 
     : null;
 }
 
-/** Split transactions into those to keep and those to quarantine, with the reason. */
+/**
+ * `row` with any card number in its merchant name replaced: a valid record is mirrored as sent,
+ * and the name is free text, where a processor's descriptor may carry the card's full number.
+ */
+function withoutCardNumber(row: Transaction): Transaction {
+  const merchantName = redactCardNumbers(row.merchantName);
+  return merchantName === row.merchantName ? row : { ...row, merchantName };
+}
+
+/**
+ * Split transactions into those to keep (without a card number in their free text) and those
+ * to quarantine, with the reason.
+ */
 export function screenTransactions(rows: Iterable<Transaction>): {
   kept: Transaction[];
   refused: QuarantinedRecord[];
@@ -27,7 +40,7 @@ export function screenTransactions(rows: Iterable<Transaction>): {
     const reason =
       amountProblem('amount', row.amount, row.currency) ??
       amountProblem('fee', row.fee, row.currency);
-    if (reason === null) kept.push(row);
+    if (reason === null) kept.push(withoutCardNumber(row));
     else refused.push({ resource: 'transactions', recordId: row.transactionId, reason, raw: row });
   }
   return { kept, refused };

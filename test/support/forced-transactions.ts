@@ -16,6 +16,8 @@ export interface ForcedTransaction {
   readonly amount: string;
   /** Epoch milliseconds: how far back it is posted, late. */
   readonly createdAt: number;
+  /** The name the sandbox lists it under ('Test merchant' when absent). */
+  readonly merchantName?: string;
 }
 
 /**
