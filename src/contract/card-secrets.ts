@@ -1,8 +1,12 @@
 /** What a card secret is replaced with wherever cardsync keeps or logs what the upstream sent. */
 export const REDACTED_SECRET = '[redacted]';
 
-/** Fields named as the contract's sensitive ones (`GET /cards/sensitive`) or their usual variants. */
-const SECRET_FIELD = /^(cardNumber|card_number|cvv|cvv2|cvc)$/i;
+/**
+ * Fields named as the contract's sensitive ones (`GET /cards/sensitive`) or their usual variants:
+ * the value is replaced whatever it is, since a card number sent as a JSON number escapes the
+ * digit-run search, which reads strings only.
+ */
+const SECRET_FIELD = /^(cardNumber|card_number|pan|cvv|cvv2|cvc|cvc2|securityCode|security_code)$/i;
 
 /**
  * Identifiers and references (`transactionId`, `tradeNo`, `id`, ...): kept as sent, since the
@@ -41,9 +45,10 @@ export function redactCardNumbers(text: string): string {
 
 /**
  * A copy of `value` (parsed JSON) without card numbers and CVVs: the value of any field named
- * `cardNumber` or `cvv` (or a usual variant) at any depth, and any other string that holds a
- * card number (a full number sent in `lastFour`, say), except in identifiers. Numbers outside
- * strings are left alone, so amounts and timestamps are never touched. A malformed record from
+ * `cardNumber` or `cvv` (or a usual variant: `pan`, `securityCode`, ...) at any depth, and any
+ * other string that holds a card number (a full number sent in `lastFour`, say), except in
+ * identifiers. Numbers outside strings are left alone, so amounts and timestamps are never
+ * touched. A malformed record from
  * the upstream may carry anything; card numbers and CVVs are never stored or logged.
  * @example withoutCardSecrets({ cardId: 'card_1', cvv: '123' }) // { cardId: 'card_1', cvv: '[redacted]' }
  */

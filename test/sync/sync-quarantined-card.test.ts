@@ -101,4 +101,52 @@ describe('a card that arrives malformed', () => {
     for (const file of [w.mirrorFile, `${w.mirrorFile}-wal`].filter((f) => existsSync(f)))
       expect(readFileSync(file).includes(card.number)).toBe(false);
   });
+
+  it('is kept without a card number sent as a JSON number under pan, nor a CVV under securityCode', async () => {
+    const store = w.t.sandbox.context.store.db;
+    const card = store
+      .prepare(
+        'SELECT card_id AS id, card_number AS number, cvv FROM cards ORDER BY created_at DESC LIMIT 1 OFFSET 1',
+      )
+      .get() as { id: string; number: string; cvv: string };
+    const result = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        listCards: async (query, options) => {
+          const page = await api.listCards(query, options);
+          breakRecords(page, 'listCards', (c) =>
+            c.cardId === card.id
+              ? {
+                  raw: {
+                    ...c,
+                    status: 'EXPIRED',
+                    pan: Number(card.number),
+                    securityCode: card.cvv,
+                  },
+                  reason: '/status must be one of',
+                }
+              : undefined,
+          );
+          return page;
+        },
+      }),
+    });
+    expect(result.merchants[0]!.cards.quarantined).toBe(1);
+    const mirror = w.openMirror();
+    try {
+      const raw = mirror.db
+        .prepare('SELECT raw_json FROM quarantine WHERE record_id = ?')
+        .pluck()
+        .get(card.id) as string;
+      expect(JSON.parse(raw)).toMatchObject({
+        cardId: card.id,
+        pan: '[redacted]',
+        securityCode: '[redacted]',
+      });
+    } finally {
+      await mirror.close();
+    }
+    for (const file of [w.mirrorFile, `${w.mirrorFile}-wal`].filter((f) => existsSync(f)))
+      expect(readFileSync(file).includes(card.number)).toBe(false);
+  });
 });
