@@ -17,6 +17,16 @@ import { errorJson } from './error-json.js';
 import { EXIT, type ExitCode, ExitError, UsageError } from './exit-codes.js';
 
 /**
+ * `text` with the value of an unknown `--name=value` option cut from commander's message, which
+ * quotes the option whole: a key typed as a flag (`--api-key=sk_live_…`; a key is never a
+ * command-line argument) would be repeated on stderr, in the `run finished` log line and in the
+ * JSON error. A key holds no whitespace, so the quote ends where the line's last one does.
+ */
+function withoutOptionValue(text: string): string {
+  return text.replace(/(unknown option '[^'=\n]*=)[^\n]*'/, "$1…'");
+}
+
+/**
  * The `cardsync` command tree. Registering a command loads only its names, options and help;
  * its action imports the module doing the work (src/cli/actions/) when it runs, so `--help` or
  * one command never pays for the memory of the others' dependencies (the nightly `sync` runs
@@ -26,13 +36,18 @@ export function buildProgram(
   io: CliIo,
   parserErr: (text: string) => void = (text) => io.stderr(text),
 ): Command {
+  const output = {
+    writeOut: (text: string) => io.stdout(text),
+    writeErr: parserErr,
+    outputError: (text: string, write: (text: string) => void) => write(withoutOptionValue(text)),
+  };
   const program = new Command('cardsync')
     .description(
       'Mirror a merchant card-issuing API into SQLite, reconcile it, and report discrepancies.',
     )
     .version(VERSION, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: parserErr })
+    .configureOutput(output)
     .exitOverride();
   registerRunCommand(program, io);
   registerSyncCommand(program, io);
@@ -46,8 +61,7 @@ export function buildProgram(
   registerCardsCommand(program, io);
   registerBalanceCommand(program, io);
   registerOfferingsCommand(program, io);
-  for (const command of program.commands)
-    command.exitOverride().configureOutput({ writeOut: (s) => io.stdout(s), writeErr: parserErr });
+  for (const command of program.commands) command.exitOverride().configureOutput(output);
   return program;
 }
 
@@ -93,7 +107,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // went to stderr with exit code 1: a usage error. `help` and `help <command>` asked for it.
       if (error.code === 'commander.help') return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
       // Commander wrote its one-line message (held until the end).
-      const refused = new UsageError(error.message.replace(/^error: /, ''), { cause: error });
+      const refused = new UsageError(withoutOptionValue(error.message.replace(/^error: /, '')), {
+        cause: error,
+      });
       const job = commandOf(program, argv);
       if (job === 'run' || job === 'sync' || job === 'reconcile')
         (await import('./refused-job-log.js')).logRefusedJob(io, job, started, refused);

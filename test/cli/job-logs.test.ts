@@ -257,4 +257,17 @@ describe('the logs of the job commands, stderr not a terminal', () => {
     expect(cards.code).toBe(2);
     expect(stderrLines(cards.stderr).json).toEqual([]);
   }, 60_000);
+
+  it('a key typed as a flag (--api-key=KEY) is refused without repeating it: not in the run finished line, the plain line nor the JSON error', async () => {
+    const key = 'sk_live_typed_as_a_flag_0123456789';
+    for (const args of [
+      ['sync', `--api-key=${key}`],
+      ['balance', '--json', `--api-key=${key}`],
+    ]) {
+      const result = await runCliProcess(args, f.env);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain("error: unknown option '--api-key=…'");
+      expect(`${result.stdout}${result.stderr}`).not.toContain(key);
+    }
+  }, 60_000);
 });
