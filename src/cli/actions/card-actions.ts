@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { withoutCardSecrets } from '../../contract/card-secrets.js';
 import type { CardOrder } from '../../journal/card-order.js';
 import { OrderDesk } from '../../journal/order-desk.js';
 import type { Mirror } from '../../mirror/open-mirror.js';
@@ -13,7 +14,11 @@ import { acceptedLine, outcomeExit, outcomeJson } from '../order-outcome-output.
 import { learnUpstreamClock, orderClock } from '../upstream-order-clock.js';
 import { withSession } from '../with-session.js';
 
-/** The body of `cardsync cards list`: one page of cards. */
+/**
+ * The body of `cardsync cards list`: one page of cards. Printed as JSON, a card is printed without
+ * a card number or CVV the upstream may have added to it: only `cards sensitive --reveal` shows
+ * them.
+ */
 export async function listCardsAction(io: CliIo, flags: ListFlags): Promise<void> {
   await withSession(io, flags, 'cards list', async ({ api }) => {
     const page = await api.listCards(
@@ -26,13 +31,13 @@ export async function listCardsAction(io: CliIo, flags: ListFlags): Promise<void
     );
     io.stdout(
       flags.json
-        ? `${JSON.stringify({ data: page.records, pagination: page.pagination, malformed: page.rejected.length })}\n`
+        ? `${JSON.stringify({ data: withoutCardSecrets(page.records), pagination: page.pagination, malformed: page.rejected.length })}\n`
         : cardPageText(page),
     );
   });
 }
 
-/** The body of `cardsync cards info`: one card's details and balance. */
+/** The body of `cardsync cards info`: one card's details and balance (as `cards list` prints it). */
 export async function cardInfoAction(
   io: CliIo,
   cardId: string,
@@ -40,7 +45,7 @@ export async function cardInfoAction(
 ): Promise<void> {
   await withSession(io, flags, `cards info ${cardId}`, async ({ api }) => {
     const card = await api.getCard(cardId, { signal: io.signal });
-    io.stdout(flags.json ? `${JSON.stringify(card)}\n` : cardText(card));
+    io.stdout(flags.json ? `${JSON.stringify(withoutCardSecrets(card))}\n` : cardText(card));
   });
 }
 
