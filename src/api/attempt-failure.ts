@@ -41,6 +41,15 @@ function bodyField(body: unknown, name: 'code' | 'message'): unknown {
     : undefined;
 }
 
+/**
+ * `text` without `secret`, as written or URL-encoded: an upstream may echo the key inside a URL
+ * (a redirect's Location, a request line quoted in a message), where a key with `+`, `/` or `=`
+ * (a base64 one) shows as `%2B`, `%2F` and `%3D`.
+ */
+function withoutSecret(text: string, secret: string): string {
+  return text.replaceAll(secret, '[redacted]').replaceAll(encodeURIComponent(secret), '[redacted]');
+}
+
 function upstreamMessage(body: unknown, secret: string): string | undefined {
   const message = bodyField(body, 'message');
   const text = Array.isArray(message)
@@ -48,7 +57,7 @@ function upstreamMessage(body: unknown, secret: string): string | undefined {
     : typeof message === 'string'
       ? message
       : undefined;
-  return text?.replaceAll(secret, '[redacted]').slice(0, 500);
+  return text === undefined ? undefined : withoutSecret(text, secret).slice(0, 500);
 }
 
 /**
@@ -70,8 +79,7 @@ export function statusFailure(response: ReceivedResponse, context: StatusContext
   }
   const code = bodyField(body, 'code');
   // The code is journaled and printed like the message: an echoed key is cut from both.
-  const upstreamCode =
-    typeof code === 'string' ? code.replaceAll(context.secret, '[redacted]') : undefined;
+  const upstreamCode = typeof code === 'string' ? withoutSecret(code, context.secret) : undefined;
   const detail = upstreamCode === undefined ? '' : ` ${upstreamCode}`;
   if (isRetryableStatus(status)) {
     const asked =
@@ -91,7 +99,8 @@ export function statusFailure(response: ReceivedResponse, context: StatusContext
   if (isRedirectStatus(status)) {
     // undici follows none, and the client asks it to follow none: a redirect could lead the key
     // off to another host, or to plain http://. Where it pointed tells the operator what changed.
-    const location = headerValue(headers, 'location')?.replaceAll(context.secret, '[redacted]');
+    const sent = headerValue(headers, 'location');
+    const location = sent === undefined ? undefined : withoutSecret(sent, context.secret);
     const to = location === undefined ? '' : ` to ${location.slice(0, 200)}`;
     return {
       code: 'UPSTREAM_REJECTED',

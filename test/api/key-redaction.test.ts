@@ -116,6 +116,43 @@ describe('CardIssuingClient: the API key never leaks', () => {
     }
   });
 
+  it('keeps a key with characters a URL escapes out of the error when the upstream echoes it URL-encoded, in a redirect or a refusal', async () => {
+    // A base64 key: '+', '/' and '=' are written %2B, %2F and %3D in a URL.
+    const key = 'sk_live_ab+cd/ef0123456789==';
+    const encoded = encodeURIComponent(key);
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const upstream = agent.get('https://upstream.test');
+    upstream
+      .intercept({ path: '/merchants/balance', method: 'GET' })
+      .reply(302, '', { headers: { location: `https://login.upstream.test/?key=${encoded}` } });
+    upstream
+      .intercept({ path: '/merchants/offerings', method: 'GET' })
+      .reply(400, { statusCode: 400, code: `BAD_KEY_${encoded}`, message: `no key ${encoded}` });
+    const log = capturedLog();
+    const client = new CardIssuingClient({
+      baseUrl: 'https://upstream.test',
+      apiKey: key,
+      dispatcher: agent,
+      logger: log.logger,
+    });
+    try {
+      const errors = [
+        await failure(client.getMerchantBalance()),
+        await failure(client.listOfferings()),
+      ];
+      expect(errors.map((e) => e.status)).toEqual([302, 400]);
+      for (const error of errors) log.logger.error({ err: error }, 'call failed');
+      log.logger.flush();
+      for (const error of errors) {
+        for (const text of serialisations(error)) expect(text).not.toContain(encoded);
+      }
+      expect(log.text()).not.toContain(encoded);
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('does not echo a wrong key either', async () => {
     const wrong = 'sk_wrong_key_0123456789';
     const log = capturedLog();
