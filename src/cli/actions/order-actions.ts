@@ -1,5 +1,5 @@
-import { existsSync, rmdirSync, rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, existsSync, rmdirSync, rmSync } from 'node:fs';
+import { access, open, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../../config/index.js';
 import { readConfigFile } from '../../config/read-config-file.js';
@@ -144,10 +144,17 @@ function removeMirrorFiles(file: string): void {
 
 /**
  * A journal file that cannot be read is exit 2 before the mirror is opened, let alone created:
- * its first byte is read, so a folder or a file without read permission fails here.
+ * a regular file's first byte is read, so a folder or a file without read permission fails here.
+ * A pipe (`/dev/stdin`, a shell's `<(...)`, a FIFO) is only checked for permission: its bytes can
+ * be read once, by the import, and a first byte read here would be gone from the header.
  */
 async function checkReadable(file: string): Promise<void> {
   try {
+    const stats = await stat(file);
+    if (stats.isFIFO()) {
+      await access(file, constants.R_OK);
+      return;
+    }
     const handle = await open(file);
     try {
       await handle.read(Buffer.alloc(1), 0, 1, 0);

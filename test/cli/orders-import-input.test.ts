@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, finished } from '../support/cli-process.js';
+
+const HEADER = 'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo';
+const AT = '2026-11-20T10:00:00Z';
+
+let dir: string;
+let mirrors = 0;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cardsync-import-input-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Environment with no upstream and a fresh mirror path of its own. */
+function freshEnv(): { env: NodeJS.ProcessEnv; db: string } {
+  mirrors += 1;
+  const db = join(dir, `mirror-${mirrors}.sqlite`);
+  return {
+    db,
+    env: {
+      ...process.env,
+      CARDSYNC_DB: db,
+      CARDSYNC_BASE_URL: '',
+      CARDSYNC_API_KEY: '',
+      CARDSYNC_API_KEY_FILE: '',
+      CARDSYNC_MERCHANT_ID: '',
+    },
+  };
+}
+
+function journaled(db: string): string[] {
+  const mirror = new Database(db, { readonly: true });
+  try {
+    return mirror
+      .prepare('SELECT merchant_order_no FROM orders ORDER BY merchant_order_no')
+      .pluck()
+      .all() as string[];
+  } finally {
+    mirror.close();
+  }
+}
+
+describe('cardsync orders import from a pipe', () => {
+  it('imports a journal piped in on /dev/stdin, as `cat books.csv | cardsync orders import /dev/stdin` does', async () => {
+    const { env, db } = freshEnv();
+    const file = join(dir, 'books.csv');
+    await writeFile(
+      file,
+      `${HEADER}\nmo-1,DEPOSIT,card_1,,1.00,USD,${AT},ord_1\nmo-2,CANCEL,card_1,,,,${AT},\n`,
+    );
+    // A real pipe, as an operator's shell makes it (a spawned child's stdin is a socket).
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        'cat "$3" | "$1" "$2" orders import /dev/stdin --merchant mch_1 --json',
+        'bash',
+        process.execPath,
+        CLI,
+        file,
+      ],
+      { env, stdio: 'pipe' },
+    );
+    const result = await finished(child);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 2, inserted: 2 });
+    expect(journaled(db)).toEqual(['mo-1', 'mo-2']);
+  });
+});
