@@ -5,11 +5,13 @@ export type OrderImportErrorCode =
   /** The file cannot be read (missing, a directory, no permission). */
   | 'IMPORT_UNREADABLE'
   /** The file was read and refused whole: see `issues`, one per offending line. */
-  | 'IMPORT_REFUSED';
+  | 'IMPORT_REFUSED'
+  /** Stopped by its signal (SIGINT, SIGTERM) before the rows were written. */
+  | 'IMPORT_INTERRUPTED';
 
 /**
  * A journal file that was not imported; nothing was written. `issues` lists every offending
- * line with its reason (empty for IMPORT_UNREADABLE).
+ * line with its reason (empty for IMPORT_UNREADABLE and IMPORT_INTERRUPTED).
  * @example
  * if (error instanceof OrderImportError && error.code === 'IMPORT_REFUSED')
  *   for (const issue of error.issues) console.log(`line ${issue.line}: ${issue.reason}`);

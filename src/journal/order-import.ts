@@ -19,6 +19,8 @@ export interface ImportOptions {
   readonly merchantId: string;
   /** The clock for `created_at` / `updated_at` (default the system clock). */
   readonly now?: () => Date;
+  /** Aborted (SIGINT, SIGTERM): the import stops before it writes, and writes nothing. */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of {@link importOrderBytes}. */
@@ -58,8 +60,8 @@ export interface ImportResult {
  * @example
  * const result = await importOrderFile(mirror.db, { file: 'journal-mch_1.csv', merchantId: 'mch_1' });
  * // { rows: 1200, inserted: 1200, unchanged: 0, warnings: [], ... }
- * @throws OrderImportError IMPORT_UNREADABLE (the file cannot be read) or IMPORT_REFUSED
- *   (with `issues`, one per offending line).
+ * @throws OrderImportError IMPORT_UNREADABLE (the file cannot be read), IMPORT_REFUSED
+ *   (with `issues`, one per offending line) or IMPORT_INTERRUPTED (`signal` aborted).
  */
 export async function importOrderFile(
   db: SqliteDatabase,
@@ -93,13 +95,13 @@ export async function importOrderFile(
  *
  * Step 1 is a transaction on the TEMP table that spans awaits: nothing else may use `db` until
  * the promise settles, or it would run inside it.
- * @throws OrderImportError IMPORT_REFUSED; and whatever `bytes` throws.
+ * @throws OrderImportError IMPORT_REFUSED or IMPORT_INTERRUPTED; and whatever `bytes` throws.
  */
 export async function importOrderBytes(
   db: SqliteDatabase,
   options: ImportBytesOptions,
 ): Promise<ImportResult> {
-  const { file, merchantId } = options;
+  const { file, merchantId, signal } = options;
   const now = options.now ?? (() => new Date());
   const issues: ImportIssue[] = [];
   const warnings: ImportIssue[] = [];
@@ -109,6 +111,7 @@ export async function importOrderBytes(
   try {
     await inAsyncTransaction(db, 'DEFERRED', async () => {
       for await (const item of readJournalCsv(options.bytes)) {
+        if (signal?.aborted) throw interrupted(file);
         if (item.kind === 'issue') {
           // Not text: whatever else was found in it means nothing.
           if (item.issue.code === 'NOT_UTF8') throw refusal(file, [item.issue]);
@@ -126,6 +129,7 @@ export async function importOrderBytes(
       }
     });
 
+    if (signal?.aborted) throw interrupted(file);
     const journal = new OrderJournal(db);
     const inserted = journal.atomically(() => {
       const currency = journal.merchantCurrency(merchantId) ?? staging.firstCurrency();
@@ -152,6 +156,14 @@ function unreadable(file: string, cause: unknown): OrderImportError {
   return new OrderImportError('IMPORT_UNREADABLE', file, `cannot read ${file} (${code})`, [], {
     cause,
   });
+}
+
+function interrupted(file: string): OrderImportError {
+  return new OrderImportError(
+    'IMPORT_INTERRUPTED',
+    file,
+    `${basename(file)}: interrupted; nothing was imported`,
+  );
 }
 
 /** A row repeating an earlier line of the file. */

@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, finished } from '../support/cli-process.js';
+import { CLI, finished, startCliProcess } from '../support/cli-process.js';
 
 const HEADER = 'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo';
 const AT = '2026-11-20T10:00:00Z';
@@ -73,5 +74,38 @@ describe('cardsync orders import from a pipe', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ rows: 2, inserted: 2 });
     expect(journaled(db)).toEqual(['mo-1', 'mo-2']);
+  });
+});
+
+describe('cardsync orders import interrupted', () => {
+  it('stops on Ctrl-C (SIGINT) with exit 4, importing nothing and leaving no mirror behind', async () => {
+    const { env, db } = freshEnv();
+    // A FIFO keeps the import reading until the test has sent the signal: the file cannot end
+    // before the rows written after it.
+    const fifo = join(dir, 'books.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const running = startCliProcess(['orders', 'import', fifo, '--merchant', 'mch_1'], env);
+    const books = createWriteStream(fifo);
+    const write = (text: string) =>
+      new Promise<void>((resolve, reject) =>
+        books.write(text, (error) => (error ? reject(error) : resolve())),
+      );
+    const rows = (from: number, to: number) =>
+      Array.from(
+        { length: to - from },
+        (_, i) => `mo-${from + i},DEPOSIT,card_1,,1.00,USD,${AT},ord_${from + i}\n`,
+      ).join('');
+    // Opened for writing only once the import has opened it for reading.
+    await new Promise((resolve) => books.once('open', resolve));
+    await write(`${HEADER}\n${rows(0, 1_000)}`);
+    running.child.kill('SIGINT');
+    // Once interrupted the import stops reading: the rest may meet a closed pipe (EPIPE).
+    books.on('error', () => {});
+    books.end(rows(1_000, 20_000));
+
+    expect(await running.exited(), running.stderr()).toBe(4);
+    expect(running.stderr()).toMatch(/books\.fifo: interrupted; nothing was imported/);
+    expect(existsSync(db)).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.includes('.import-'))).toEqual([]);
   });
 });

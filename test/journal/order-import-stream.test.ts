@@ -239,6 +239,31 @@ describe('importOrderBytes when something fails mid-import', () => {
     });
   });
 
+  it('stops when its signal is aborted mid-file: IMPORT_INTERRUPTED, nothing written, the connection clean', async () => {
+    const bytes = Buffer.from(`${journalLines(20_000).join('\n')}\n`);
+    const stop = new AbortController();
+    async function* stoppedMidway(): AsyncGenerator<Uint8Array> {
+      let sent = 0;
+      for await (const chunk of chunksOf(bytes, READ_CHUNK)) {
+        yield chunk;
+        sent += 1;
+        if (sent === 3) stop.abort();
+      }
+    }
+    const error = await refusalOf(
+      importOrderBytes(t.mirror.db, {
+        bytes: stoppedMidway(),
+        file: 'books.csv',
+        merchantId: 'mch_1',
+        signal: stop.signal,
+      }),
+    );
+    expect(error.code).toBe('IMPORT_INTERRUPTED');
+    expect(error.message).toBe('books.csv: interrupted; nothing was imported');
+    expect(orders()).toEqual([]);
+    expectConnectionClean();
+  });
+
   it('says IMPORT_UNREADABLE for a path it can open but not read, leaving nothing behind', async () => {
     const folder = join(t.dir, `folder-${nextFileNo()}`);
     await mkdir(folder);

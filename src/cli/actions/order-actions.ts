@@ -54,7 +54,7 @@ export async function importOrdersAction(
     else {
       mirror ??= openMirrorOrExit(config.db, config.origins.db);
       try {
-        result = await importOrderFile(mirror.db, { file: journal, merchantId });
+        result = await importOrderFile(mirror.db, { file: journal, merchantId, signal: io.signal });
       } catch (error) {
         throw importExit(io, error, merchantId, flags.json);
       }
@@ -96,7 +96,7 @@ async function importIntoNewMirror(
     }
     let result: ImportResult;
     try {
-      result = await importOrderFile(mirror.db, { file: journal, merchantId });
+      result = await importOrderFile(mirror.db, { file: journal, merchantId, signal: io.signal });
     } catch (error) {
       throw importExit(io, error, merchantId, json);
     } finally {
@@ -199,11 +199,13 @@ function importText(result: ImportResult): string {
 
 /**
  * A refused file: every offending line on stderr (or in the JSON), then exit 2; a mirror held
- * by another writer is exit 5.
+ * by another writer is exit 5; an import stopped by SIGINT or SIGTERM, exit 4 (run it again).
  */
 function importExit(io: CliIo, error: unknown, merchantId: string, json: boolean): unknown {
   if (isMirrorBusy(error)) return mirrorBusyExit(error);
   if (!(error instanceof OrderImportError)) return error;
+  if (error.code === 'IMPORT_INTERRUPTED')
+    return new ExitError(EXIT.SYNC_INCOMPLETE, error.message, { cause: error });
   if (json)
     io.stdout(
       `${JSON.stringify({ file: error.file, merchantId, refused: true, code: error.code, issues: error.issues })}\n`,
