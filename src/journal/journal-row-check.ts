@@ -49,30 +49,31 @@ export function checkJournalRow(row: JournalCsvRow): CheckedRow {
       `expected 1-64 printable ASCII characters without spaces, got ${quoted(merchantOrderNo)}`,
     );
 
+  // With an unknown kind, the rules that do not depend on it are still checked, so that every
+  // fault of the row is reported at once.
   const kind = JOURNAL_KINDS.find((k) => k === values.kind);
-  if (!kind) {
+  if (!kind)
     fault('kind', `expected one of ${JOURNAL_KINDS.join(', ')}, got ${quoted(values.kind)}`);
-    return { entry: undefined, issues, warnings };
-  }
 
   const cardId = optionalId(values.cardId);
-  if (CARDLESS_KINDS.has(kind)) {
+  if (kind && CARDLESS_KINDS.has(kind)) {
     if (cardId !== null)
       fault('cardId', `expected empty for ${kind}, got ${quoted(values.cardId)}`);
-  } else if (cardId === null) fault('cardId', `expected the card's id for ${kind}, got none`);
-  else if (!isIdentifier(cardId))
+  } else if (kind && cardId === null)
+    fault('cardId', `expected the card's id for ${kind}, got none`);
+  else if (cardId !== null && !isIdentifier(cardId))
     fault('cardId', `expected an id of 1-128 characters, got ${quoted(cardId)}`);
 
   const offeringId = optionalId(values.offeringId);
-  if (kind === 'ISSUE') {
-    if (offeringId === null) fault('offeringId', 'expected the offering issued from, got none');
-    else if (!isIdentifier(offeringId))
-      fault('offeringId', `expected an id of 1-128 characters, got ${quoted(offeringId)}`);
-  } else if (offeringId !== null)
+  if (kind === 'ISSUE' && offeringId === null)
+    fault('offeringId', 'expected the offering issued from, got none');
+  else if (kind && kind !== 'ISSUE' && offeringId !== null)
     fault('offeringId', `expected empty for ${kind} (ISSUE only), got ${quoted(offeringId)}`);
+  else if (offeringId !== null && !isIdentifier(offeringId))
+    fault('offeringId', `expected an id of 1-128 characters, got ${quoted(offeringId)}`);
 
   const currency = optionalId(values.currency);
-  if (MONEY_KINDS.has(kind) && currency === null)
+  if (kind && MONEY_KINDS.has(kind) && currency === null)
     fault('currency', `expected the ISO 4217 code of the amount for ${kind}, got none`);
   else if (currency !== null && !isKnownCurrency(currency))
     fault(
@@ -82,11 +83,12 @@ export function checkJournalRow(row: JournalCsvRow): CheckedRow {
 
   const amountText = optionalId(values.amount);
   let amountMinor: number | null = null;
-  if (!MONEY_KINDS.has(kind)) {
+  if (kind && !MONEY_KINDS.has(kind)) {
     if (amountText !== null)
       fault('amount', `expected empty for ${kind}, got ${quoted(amountText)}`);
-  } else if (amountText === null) fault('amount', `expected the amount of the ${kind}, got none`);
-  else {
+  } else if (kind && amountText === null)
+    fault('amount', `expected the amount of the ${kind}, got none`);
+  else if (amountText !== null) {
     const checked = checkOrderAmount(amountText, currency);
     if (!checked.ok) fault('amount', checked.reason);
     else {
@@ -117,7 +119,8 @@ export function checkJournalRow(row: JournalCsvRow): CheckedRow {
       fault('orderNo', `expected an id of 1-128 characters, got ${quoted(orderNo)}`);
   }
 
-  if (issues.length > 0 || submittedAt === undefined) return { entry: undefined, issues, warnings };
+  if (issues.length > 0 || !kind || submittedAt === undefined)
+    return { entry: undefined, issues, warnings };
   return {
     entry: {
       merchantOrderNo,

@@ -302,6 +302,19 @@ describe('importOrderFile refusing a file', () => {
     expect(orders()).toEqual([]);
   });
 
+  it('reports the other faults of a row whose kind is unknown as well, not the kind alone', async () => {
+    // Another system's export: lower-case kinds, local times, its own currency names.
+    const error = await refusal(
+      await journalFile([HEADER, 'x-1,deposit,card_1,,1.000.00,EURO,2026-11-20 10:00,']),
+    );
+    expect(error.issues.map((i) => [i.line, i.field])).toEqual([
+      [2, 'kind'],
+      [2, 'currency'],
+      [2, 'amount'],
+      [2, 'submittedAt'],
+    ]);
+  });
+
   it.each([
     ['a missing column', HEADER.replace(',orderNo', ''), /missing orderNo/],
     ['an unknown column', `${HEADER},note`, /unknown "note"/],
