@@ -38,7 +38,28 @@ export interface ImportIssue {
   readonly reason: string;
 }
 
-/** `"text"`, cut to a readable length: how a bad value is quoted in a reason. */
+/**
+ * Characters that do not show, or show as a plain space, in a terminal or a spreadsheet: format
+ * characters (zero-width space, byte order mark, direction marks), spaces other than U+0020 (the
+ * no-break space a spreadsheet pastes), line and paragraph separators, and C1 controls.
+ */
+const UNSEEN = /[\p{Cf}\p{Zs}\p{Zl}\p{Zp}\p{Cc}]/gu;
+
+/**
+ * `"text"`, cut to a readable length: how a bad value is quoted in a reason. A character that
+ * would not show is written as its escape (`"DEPOSIT\u200b"`): a reason must show what is wrong.
+ * @example quoted('1.00\u00a0') // '"1.00\\u00a0"'
+ */
 export function quoted(text: string): string {
-  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text).replace(
+    UNSEEN,
+    (char) => (char === ' ' ? char : escaped(char)),
+  );
+}
+
+function escaped(char: string): string {
+  let units = '';
+  for (let i = 0; i < char.length; i++)
+    units += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return units;
 }

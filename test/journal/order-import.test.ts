@@ -315,6 +315,22 @@ describe('importOrderFile refusing a file', () => {
     ]);
   });
 
+  it('shows the invisible characters that make a value wrong, as escapes', async () => {
+    // A zero-width space pasted after a kind, a no-break space after an amount.
+    const error = await refusal(
+      await journalFile([HEADER, `mo-1,DEPOSIT\u200b,card_1,,1.00\u00a0,USD,${AT},`]),
+    );
+    expect(error.issues.map((i) => i.reason)).toEqual([
+      'kind: expected one of ISSUE, DEPOSIT, WITHDRAW, FREEZE, UNFREEZE, CANCEL, TOPUP, got "DEPOSIT\\u200b"',
+      'amount: expected a decimal amount such as 25.00 (no sign, exponent or separators), got "1.00\\u00a0"',
+    ]);
+    // A second byte order mark, written by a tool that did not see the first.
+    const header = await refusal(await journalFile([`\ufeff\ufeff${HEADER}`]));
+    expect(header.issues[0]?.reason).toMatch(
+      /missing merchantOrderNo; unknown "\\ufeffmerchantOrderNo"$/,
+    );
+  });
+
   it.each([
     ['a missing column', HEADER.replace(',orderNo', ''), /missing orderNo/],
     ['an unknown column', `${HEADER},note`, /unknown "note"/],
