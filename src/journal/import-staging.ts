@@ -225,8 +225,9 @@ export class ImportStaging {
   }
 
   /**
-   * The new candidates in `currency` (merchantOrderNo not journaled) whose orderNo a journaled
-   * order of `merchantId` carries, in line order.
+   * The candidates in `currency` whose orderNo a journaled order of `merchantId` carries, in line
+   * order: new ones (merchantOrderNo not journaled), and those journaled without an orderNo, to
+   * which the file gives one (for those journaled with one, a contradiction says more).
    */
   heldOrderNos(merchantId: string, currency: string | undefined): IterableIterator<HeldOrderNo> {
     return this.#db
@@ -235,8 +236,10 @@ export class ImportStaging {
            o.merchant_order_no AS holder
          FROM temp.journal_import s CROSS JOIN main.orders o
            ON o.merchant_id = @merchantId AND o.order_no = s.order_no
+             AND o.merchant_order_no <> s.merchant_order_no
          WHERE s.candidate = 1 AND ${IN_CURRENCY}
-           AND NOT EXISTS (SELECT 1 FROM main.orders j WHERE j.merchant_order_no = s.merchant_order_no)
+           AND NOT EXISTS (SELECT 1 FROM main.orders j
+                           WHERE j.merchant_order_no = s.merchant_order_no AND j.order_no IS NOT NULL)
          ORDER BY s.line`,
       )
       .iterate({ merchantId, currency: currency ?? null });
@@ -258,6 +261,22 @@ export class ImportStaging {
          ON CONFLICT (merchant_order_no) DO NOTHING`,
       )
       .run({ ...origin, at }).changes;
+  }
+
+  /**
+   * Give the orders of `merchantId` imported without an orderNo the one the file now gives them
+   * (the books learnt it since); the number given. Run once the file is known to be sound.
+   */
+  fillOrderNos(merchantId: string, at: string): number {
+    return this.#db
+      .prepare(
+        `UPDATE main.orders SET order_no = s.order_no, updated_at = @at
+         FROM temp.journal_import s
+         WHERE s.merchant_order_no = orders.merchant_order_no AND s.candidate = 1
+           AND s.order_no IS NOT NULL AND orders.order_no IS NULL
+           AND orders.source = 'import' AND orders.merchant_id = @merchantId`,
+      )
+      .run({ merchantId, at }).changes;
   }
 
   /** Drop the staging table and restore temp_store; outside any transaction. */

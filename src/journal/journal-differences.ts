@@ -6,10 +6,12 @@ import type { JournaledOrder } from './order-journal.js';
  * How a journal file's row differs from the row already journaled under its merchantOrderNo,
  * one `field: journaled X, file Y` per difference; empty when it says the same.
  *
- * Against a row imported earlier every field counts. Against an order cardsync itself
- * submitted, the time is cardsync's own (when the request left), so `submittedAt` is not
- * compared, and an `orderNo` is compared only when both know one. An ISSUE's `cardId` is
- * never compared: the file has none, and the reconciliation may link the row to its card.
+ * Against a row imported earlier every field counts, bar an `orderNo` it was imported without:
+ * the books may learn it later (an order exported while its request was on the wire), and the
+ * import then fills it in. Against an order cardsync itself submitted, the time is cardsync's
+ * own (when the request left), so `submittedAt` is not compared, and an `orderNo` is compared
+ * only when both know one. An ISSUE's `cardId` is never compared: the file has none, and the
+ * reconciliation may link the row to its card.
  */
 export function journalDifferences(
   journaled: JournaledOrder,
@@ -30,7 +32,7 @@ export function journalDifferences(
   if (!fromCli || (hasAmount && journaled.currency !== null))
     compare('currency', journaled.currency, entry.currency);
   if (!fromCli) compare('submittedAt', journaled.submitted_at, entry.submittedAt);
-  if (!fromCli || (journaled.order_no !== null && entry.orderNo !== null))
+  if (journaled.order_no !== null && (!fromCli || entry.orderNo !== null))
     compare('orderNo', journaled.order_no, entry.orderNo);
   if (fromCli && journaled.state === 'REJECTED' && entry.orderNo !== null)
     differences.push(

@@ -38,6 +38,8 @@ export interface ImportResult {
   readonly rows: number;
   /** Rows journaled by this import. */
   readonly inserted: number;
+  /** Rows journaled by an earlier import without an orderNo, given the one the file gives. */
+  readonly orderNosLearnt: number;
   /** Rows already journaled with the same values (a re-import), left untouched. */
   readonly unchanged: number;
   /** Lines imported but flagged: amounts too precise for their currency. */
@@ -131,13 +133,18 @@ export async function importOrderBytes(
 
     if (signal?.aborted) throw interrupted(file);
     const journal = new OrderJournal(db);
-    const inserted = journal.atomically(() => {
+    const { inserted, orderNosLearnt } = journal.atomically(() => {
       const currency = journal.merchantCurrency(merchantId) ?? staging.firstCurrency();
       for (const issue of journalIssues(staging, merchantId, currency)) issues.push(issue);
       if (issues.length > 0) throw refusal(file, issues);
-      return staging.insertNew({ merchantId, file: basename(file) }, now().toISOString());
+      const at = now().toISOString();
+      return {
+        orderNosLearnt: staging.fillOrderNos(merchantId, at),
+        inserted: staging.insertNew({ merchantId, file: basename(file) }, at),
+      };
     });
-    return { file, merchantId, rows, inserted, unchanged: candidates - inserted, warnings };
+    const unchanged = candidates - inserted - orderNosLearnt;
+    return { file, merchantId, rows, inserted, orderNosLearnt, unchanged, warnings };
   } finally {
     staging.close();
   }

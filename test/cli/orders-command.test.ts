@@ -97,6 +97,23 @@ describe('cardsync orders import', () => {
     );
   });
 
+  it('gives a row imported without its orderNo the one a later export shows, and says so', async () => {
+    const { env } = freshEnv();
+    const [header = '', ...lines] = readFileSync(usd.journalFile, 'utf8').trimEnd().split('\n');
+    const linked = lines.findIndex((line) => !line.endsWith(','));
+    const early = lines.map((line, i) => (i === linked ? line.replace(/[^,]*$/, '') : line));
+    const earlyFile = join(dir, 'books-early.csv');
+    await writeFile(earlyFile, `${[header, ...early].join('\n')}\n`);
+    const args = ['--merchant', usd.merchantId];
+    expect((await runCliProcess(['orders', 'import', earlyFile, ...args], env)).code).toBe(0);
+
+    const later = await runCliProcess(['orders', 'import', usd.journalFile, ...args], env);
+    expect(later.code, later.stderr).toBe(0);
+    expect(later.stdout).toBe(
+      `imported ${usd.journalFile} for merchant ${usd.merchantId}: ${lines.length} rows, 0 new, 1 given their orderNo, ${lines.length - 1} already journaled\n`,
+    );
+  });
+
   it('refuses a bad file with every offending line on stderr, exit 2, nothing written', async () => {
     const { env, db } = freshEnv();
     const file = join(dir, 'bad.csv');

@@ -457,6 +457,38 @@ describe('importOrderFile against the journal', () => {
     expect(orders()).toEqual(before);
   });
 
+  it('takes an orderNo the books learnt since: it fills the row imported without one', async () => {
+    // mo-6, a CANCEL, was exported while its request was on the wire: no orderNo yet.
+    await importFile(await journalFile(VALID, '\n', 'monday.csv'));
+    const learnt = VALID.map((line) => (line.startsWith('mo-6,') ? `${line}ord_6` : line));
+    const result = await importFile(await journalFile(learnt, '\n', 'tuesday.csv'));
+    expect(result).toMatchObject({ rows: 7, inserted: 0, orderNosLearnt: 1, unchanged: 6 });
+    const row = orders().find((r) => r.merchant_order_no === 'mo-6');
+    expect(row).toMatchObject({ order_no: 'ord_6', state: 'IMPORTED', import_file: 'monday.csv' });
+    expect(row?.updated_at).toBe(NOW.toISOString());
+
+    // Learnt twice is a re-import; one the books then lose again contradicts the journal.
+    await expect(importFile(await journalFile(learnt))).resolves.toMatchObject({
+      orderNosLearnt: 0,
+      unchanged: 7,
+    });
+    const lost = await refusal(await journalFile(VALID));
+    expect(lost.issues.map((i) => [i.line, i.code, i.merchantOrderNo])).toEqual([
+      [8, 'CONTRADICTS_JOURNAL', 'mo-6'],
+    ]);
+    expect(lost.issues[0]?.reason).toMatch(/orderNo: journaled ord_6, file \(empty\)/);
+  });
+
+  it('refuses an orderNo learnt for a row when another journaled order holds it', async () => {
+    await importFile(await journalFile(VALID));
+    const before = orders();
+    // Only mo-6's row, so the file itself holds ord_5 nowhere else: the journal's mo-5 does.
+    const error = await refusal(await journalFile([HEADER, `${VALID[7]}ord_5`]));
+    expect(error.issues.map((i) => [i.line, i.code])).toEqual([[2, 'DUPLICATE_ORDER_NO']]);
+    expect(error.issues[0]?.reason).toMatch(/ord_5 is already the order of journaled mo-5/);
+    expect(orders()).toEqual(before);
+  });
+
   it('refuses a merchantOrderNo journaled for another merchant', async () => {
     await importFile(await journalFile(VALID.slice(0, 2)), 'mch_1');
     const error = await refusal(await journalFile(VALID.slice(0, 2)), 'mch_2');

@@ -194,7 +194,8 @@ function mirroredMerchants(db: SqliteDatabase): { merchantId: string; source: st
 
 function importText(result: ImportResult): string {
   const warnings = result.warnings.map((w) => `  line ${w.line}: warning: ${w.reason}\n`);
-  return `imported ${result.file} for merchant ${result.merchantId}: ${result.rows} rows, ${result.inserted} new, ${result.unchanged} already journaled\n${warnings.join('')}`;
+  const learnt = result.orderNosLearnt > 0 ? `, ${result.orderNosLearnt} given their orderNo` : '';
+  return `imported ${result.file} for merchant ${result.merchantId}: ${result.rows} rows, ${result.inserted} new${learnt}, ${result.unchanged} already journaled\n${warnings.join('')}`;
 }
 
 /**
