@@ -3,21 +3,46 @@ import type { DataStatus } from '../reports/data-status.js';
 import type { MerchantSyncResult, SyncResult } from '../sync/sync-result.js';
 import { RECONCILE_ERROR_PREFIX } from './run-record.js';
 
+/** What a run's summary keeps of each merchant's sync. */
+type MerchantOutcome = Pick<MerchantSyncResult, 'source' | 'outcome' | 'error'>;
+
 /** How complete the data is after the sync of this very run. */
 export function dataStatusOfSync(sync: SyncResult): DataStatus {
-  const stopped = sync.merchants.find((m) => m.error);
-  const reason: Record<SyncResult['outcome'], string | null> = {
+  const fallback: Record<SyncResult['outcome'], string | null> = {
     done: null,
-    incomplete: `sync incomplete: ${stopped?.error?.message ?? 'upstream unavailable'}; the mirror holds what was fetched`,
-    unauthorized: `the upstream refused the key of ${stopped?.source ?? 'a merchant'}; its data was not refreshed`,
+    incomplete: 'sync incomplete: upstream unavailable; the mirror holds what was fetched',
+    unauthorized: 'the upstream refused the key of a merchant; its data was not refreshed',
     interrupted: 'sync interrupted; the mirror holds what was fetched',
   };
   return {
     syncRunId: sync.runId,
     syncOutcome: sync.outcome,
     complete: sync.outcome === 'done',
-    reason: reason[sync.outcome],
+    reason:
+      sync.outcome === 'done' ? null : (merchantsNotDone(sync.merchants) ?? fallback[sync.outcome]),
   };
+}
+
+/**
+ * Each merchant whose sync did not end done, by its source and why: a night on which one
+ * merchant's upstream was unavailable and another's key was refused names both, each by its
+ * own merchant. Null when every merchant's sync was done.
+ */
+function merchantsNotDone(merchants: readonly MerchantOutcome[]): string | null {
+  const reasons = merchants
+    .filter((m) => m.outcome !== 'done')
+    .map((m) => {
+      const why = m.error?.message;
+      switch (m.outcome) {
+        case 'unauthorized':
+          return `the upstream refused the key of ${m.source}; its data was not refreshed`;
+        case 'interrupted':
+          return `sync of ${m.source} interrupted; the mirror holds what was fetched`;
+        default:
+          return `sync of ${m.source} incomplete: ${why ?? 'upstream unavailable'}; the mirror holds what was fetched`;
+      }
+    });
+  return reasons.length === 0 ? null : reasons.join('; ');
 }
 
 interface LastRun {
@@ -29,9 +54,10 @@ interface LastRun {
 }
 
 /**
- * How complete the data is for a reconciliation on its own: how the mirror's latest sync ended.
- * Call it holding the mirror lock: a run still marked `running` then died (`crashed`). A `run`
- * whose sync had ended before its reconciliation failed or died is judged by its sync.
+ * How complete the data is for a reconciliation on its own: how the mirror's latest sync ended,
+ * and each merchant whose sync did not end done. Call it holding the mirror lock: a run still
+ * marked `running` then died (`crashed`). A `run` whose sync had ended before its reconciliation
+ * failed or died is judged by its sync.
  */
 export function lastSyncStatus(db: SqliteDatabase): DataStatus {
   const last = db
@@ -46,9 +72,19 @@ export function lastSyncStatus(db: SqliteDatabase): DataStatus {
       complete: false,
       reason: 'the mirror was never synced',
     };
-  const synced = syncOfRun(last);
-  const outcome = synced?.outcome ?? (last.outcome === 'running' ? 'crashed' : last.outcome);
-  const error = synced ? synced.error : last.error;
+  const summary: unknown = last.summary === null ? null : JSON.parse(last.summary);
+  const merchants = Array.isArray(summary) ? (summary as MerchantOutcome[]) : [];
+  const synced = syncOfRun(last, merchants);
+  const outcome = synced ?? (last.outcome === 'running' ? 'crashed' : last.outcome);
+  // The run's own error, unless it is one merchant's (named with its merchant below) or that of
+  // a reconciliation, which says nothing of the data.
+  const own =
+    synced === undefined &&
+    last.error !== null &&
+    !merchants.some((m) => m.error?.message === last.error)
+      ? last.error
+      : null;
+  const why = [own, merchantsNotDone(merchants)].filter((text) => text !== null).join('; ');
   return {
     syncRunId: last.run_id,
     syncOutcome: outcome,
@@ -56,7 +92,7 @@ export function lastSyncStatus(db: SqliteDatabase): DataStatus {
     reason:
       outcome === 'done'
         ? null
-        : `the last sync (${last.run_id}) ended ${outcome}${error ? `: ${error}` : ''}`,
+        : `the last sync (${last.run_id}) ended ${outcome}${why ? `: ${why}` : ''}`,
   };
 }
 
@@ -65,19 +101,17 @@ export function lastSyncStatus(db: SqliteDatabase): DataStatus {
  * says so) or died there (its row `running` again, with the sync's summary): from the
  * merchants' outcomes its summary keeps. Undefined for any other row.
  */
-function syncOfRun(last: LastRun): { outcome: string; error: string | null } | undefined {
+function syncOfRun(last: LastRun, merchants: readonly MerchantOutcome[]): string | undefined {
   if (last.command !== 'run' || last.summary === null) return undefined;
   const failedReconciling =
     last.outcome === 'failed' && last.error?.startsWith(RECONCILE_ERROR_PREFIX) === true;
   if (!failedReconciling && last.outcome !== 'running') return undefined;
-  const merchants = JSON.parse(last.summary) as Pick<MerchantSyncResult, 'outcome' | 'error'>[];
   const outcomes = new Set(merchants.map((m) => m.outcome));
-  const outcome = outcomes.has('unauthorized')
+  return outcomes.has('unauthorized')
     ? 'failed'
     : outcomes.has('interrupted')
       ? 'interrupted'
       : outcomes.has('incomplete')
         ? 'incomplete'
         : 'done';
-  return { outcome, error: merchants.find((m) => m.error)?.error?.message ?? null };
 }
