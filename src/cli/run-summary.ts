@@ -1,6 +1,7 @@
 import type { MerchantSource } from '../config/index.js';
 import type { Reconciliation } from '../recon/findings-store.js';
 import type { NightlyRunResult } from '../runner/nightly-run.js';
+import { stoppedMerchant } from '../sync/stopped-merchant.js';
 import { EXIT } from './exit-codes.js';
 import { type FailOn, failingCount } from './job-exit.js';
 import { formatReconcileSummary, reconcileJson } from './reconcile-summary.js';
@@ -35,7 +36,9 @@ export function runExitMessage(
   failOn: FailOn | undefined,
   merchants: readonly MerchantSource[],
 ): string {
-  const stopped = result.sync.merchants.find((m) => m.error);
+  // The merchant whose failure the exit code is: on a night with several, the first with an
+  // error may be another's (an upstream unavailable), and its key is not the one to renew.
+  const stopped = stoppedMerchant(result.sync);
   const reconciled = result.reconcile
     ? 'the reconciliation ran on what the mirror holds, and its reports say the data is incomplete'
     : 'not reconciled';

@@ -4,6 +4,7 @@ import type { ReconSettings } from '../recon/recon-settings.js';
 import { newRunId } from '../run-id.js';
 import type { ProgressSink } from '../sync/progress-sink.js';
 import { runSync, type SyncSource } from '../sync/run-sync.js';
+import { stoppedMerchant } from '../sync/stopped-merchant.js';
 import type { SyncSettings } from '../sync/sync-context.js';
 import type { SyncOutcome, SyncResult } from '../sync/sync-result.js';
 import { dataStatusOfSync } from './data-status.js';
@@ -120,7 +121,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<NightlyRun
         outcome: sync.outcome === 'unauthorized' ? 'failed' : sync.outcome,
         exitCode,
         summary: sync.merchants,
-        error: sync.merchants.find((m) => m.error)?.error?.message,
+        error: stoppedMerchant(sync)?.error?.message,
       });
       return {
         runId,

@@ -12,6 +12,7 @@ import { newRunId } from '../run-id.js';
 import { ensureCardIndexLogged } from './card-index-build.js';
 import { syncMerchant } from './merchant-sync.js';
 import { type ProgressSink, SILENT_PROGRESS } from './progress-sink.js';
+import { stoppedMerchant } from './stopped-merchant.js';
 import type { SyncApi, SyncSettings } from './sync-context.js';
 import type { MerchantSyncResult, SyncOutcome, SyncResult } from './sync-result.js';
 import { isoTime } from './time-range.js';
@@ -136,7 +137,7 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
       outcome: outcome === 'unauthorized' ? 'failed' : outcome,
       exitCode: options.exitCodes[outcome],
       summary: merchants,
-      error: merchants.find((m) => m.error)?.error?.message,
+      error: stoppedMerchant({ outcome, merchants })?.error?.message,
     });
     return result;
   } catch (error) {

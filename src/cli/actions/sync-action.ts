@@ -3,6 +3,7 @@ import type { MerchantSource } from '../../config/index.js';
 import { MirrorError } from '../../mirror/mirror-error.js';
 import { newRunId } from '../../run-id.js';
 import { runSync } from '../../sync/run-sync.js';
+import { stoppedMerchant } from '../../sync/stopped-merchant.js';
 import type { SyncResult } from '../../sync/sync-result.js';
 import type { CliIo } from '../cli-io.js';
 import { commandLogger } from '../command-logger.js';
@@ -101,7 +102,7 @@ async function syncFromFlags(
 }
 
 function outcomeMessage(result: SyncResult, merchants: readonly MerchantSource[]): string {
-  const stopped = result.merchants.find((m) => m.error);
+  const stopped = stoppedMerchant(result);
   switch (result.outcome) {
     case 'unauthorized':
       return refusedKeyMessage(merchants.find((m) => m.name === stopped?.source));
