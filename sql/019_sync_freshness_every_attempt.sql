@@ -29,10 +29,10 @@ CREATE VIEW sync_freshness AS
 --     run is running or when it kept no summary (it crashed).
 --   last_run_merchant_error: why, when it did not end 'done' ("CODE: message").
 --   last_reconciled_at: the newest reconciliation of the mirror (all merchants).
-WITH entries AS (
-  -- Each merchant's result in each run's summary (a JSON array: sync-result.ts). Read by path
-  -- from the summary, so an entry of another shape yields NULLs, not an error.
-  SELECT s.run_id, e.key,
+WITH entries AS MATERIALIZED (
+  -- Each merchant's result in each run's summary (a JSON array: sync-result.ts), read once. Read
+  -- by path from the summary, so an entry of another shape yields NULLs, not an error.
+  SELECT s.run_id, s.started_at, e.key,
          json_extract(s.summary, e.fullkey || '.merchantId') AS merchant_id,
          json_extract(s.summary, e.fullkey || '.source') AS source,
          json_extract(s.summary, e.fullkey || '.outcome') AS outcome,
@@ -42,26 +42,37 @@ WITH entries AS (
   JOIN json_each(CASE WHEN json_valid(s.summary) THEN
                    CASE WHEN json_type(s.summary) = 'array' THEN s.summary END END) e
 ),
-results AS (
+results AS MATERIALIZED (
   -- The merchant each result is about: by the id the run learnt, else by the configured name
-  -- it was read under; the first, should a summary hold two.
-  SELECT x.run_id, m.merchant_id, x.outcome, x.error_code, x.error_message,
-         row_number() OVER (PARTITION BY x.run_id, m.merchant_id ORDER BY x.key) AS nth
+  -- it was read under.
+  SELECT x.run_id, x.started_at, x.key, m.merchant_id, x.outcome, x.error_code, x.error_message
   FROM entries x
   JOIN merchants m
     ON m.merchant_id = x.merchant_id OR (x.merchant_id IS NULL AND m.source = x.source)
 ),
-last_runs AS (
-  SELECT m.merchant_id, (
-    SELECT s.run_id FROM sync_runs s
-    WHERE EXISTS (SELECT 1 FROM sync_windows w
-                  WHERE w.run_id = s.run_id AND w.merchant_id = m.merchant_id)
-       OR EXISTS (SELECT 1 FROM results x
-                  WHERE x.run_id = s.run_id AND x.merchant_id = m.merchant_id)
-    ORDER BY s.started_at DESC, s.run_id DESC
-    LIMIT 1
-  ) AS run_id
+tried AS MATERIALIZED (
+  -- Per merchant, the newest run naming it in its summary (every run that ends names each
+  -- merchant it tried), and the newest that wrote a window of it (a run still going, or one
+  -- that crashed, has only its windows): the runs newest first, each looked up in sync_windows
+  -- by its run id, up to the first that has one.
+  SELECT m.merchant_id,
+         (SELECT x.run_id FROM results x WHERE x.merchant_id = m.merchant_id
+          ORDER BY x.started_at DESC, x.run_id DESC LIMIT 1) AS by_summary,
+         (SELECT s.run_id FROM sync_runs s
+          WHERE EXISTS (SELECT 1 FROM sync_windows w
+                        WHERE w.run_id = s.run_id AND w.merchant_id = m.merchant_id)
+          ORDER BY s.started_at DESC, s.run_id DESC LIMIT 1) AS by_window
   FROM merchants m
+),
+last_runs AS MATERIALIZED (
+  -- The newer of the two, and this merchant's result in it (the first, should it hold two).
+  SELECT t.merchant_id, r.run_id,
+         (SELECT x.key FROM results x WHERE x.run_id = r.run_id AND x.merchant_id = t.merchant_id
+          ORDER BY x.key LIMIT 1) AS result_key
+  FROM tried t
+  LEFT JOIN sync_runs r ON r.run_id = (
+    SELECT s.run_id FROM sync_runs s WHERE s.run_id IN (t.by_summary, t.by_window)
+    ORDER BY s.started_at DESC, s.run_id DESC LIMIT 1)
 )
 SELECT m.merchant_id, m.source, m.currency,
        (SELECT count(*) FROM cards c WHERE c.merchant_id = m.merchant_id) AS cards,
@@ -84,4 +95,4 @@ FROM merchants m
 JOIN last_runs l ON l.merchant_id = m.merchant_id
 LEFT JOIN sync_runs r ON r.run_id = l.run_id
 LEFT JOIN results mine
-  ON mine.run_id = l.run_id AND mine.merchant_id = m.merchant_id AND mine.nth = 1;
+  ON mine.run_id = l.run_id AND mine.merchant_id = m.merchant_id AND mine.key = l.result_key;

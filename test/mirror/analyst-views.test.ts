@@ -1436,6 +1436,40 @@ describe('sync_freshness', () => {
       ['m-1', 'run-1', 'failed', 'done', null],
       ['m-2', 'run-1', 'failed', 'unauthorized', 'UPSTREAM_UNAUTHORIZED: cards: listCards: 401'],
     ]);
+
+    // A run still going has no summary yet: its windows name it, with no outcome of its own.
+    writers.runs.start({
+      runId: 'run-2',
+      command: 'run',
+      startedAt: RUN2_TX.observedAt,
+      pid: 1,
+      host: 'h',
+    });
+    writers.runs.addWindow({
+      runId: 'run-2',
+      merchantId: 'm-1',
+      kind: 'history',
+      startAt: READ,
+      endAt: RUN2_TX.observedAt,
+      filter: null,
+      expected: 0,
+      fetched: 0,
+      upserted: 0,
+      attempts: 1,
+      durationMs: 5,
+      outcome: 'done',
+      finishedAt: RUN2_TX.observedAt,
+    });
+    expect(
+      table(
+        mirror.db,
+        `SELECT merchant_id, last_run_id, last_run_outcome, last_run_merchant_outcome
+         FROM sync_freshness ORDER BY merchant_id`,
+      ),
+    ).toEqual([
+      ['m-1', 'run-2', 'running', null],
+      ['m-2', 'run-1', 'failed', 'unauthorized'],
+    ]);
   });
 });
 
