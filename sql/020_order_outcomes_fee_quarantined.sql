@@ -36,10 +36,11 @@ CREATE VIEW order_outcomes AS
 --     FREEZE or an UNFREEZE, which carry no amount).
 -- Use it to follow orders: `WHERE outcome = 'awaiting_outcome'` lists the orders the upstream
 -- has not settled (ORDER_NOT_REFLECTED once older than the grace period).
-WITH quarantined_fees AS (
+WITH quarantined_fees AS MATERIALIZED (
   -- The tradeNo of each unresolved quarantined transaction (NULL where its raw JSON lacks one).
   SELECT merchant_id,
-         CASE json_valid(raw_json) WHEN 1 THEN json_extract(raw_json, '$.tradeNo') END AS trade_no
+         CAST(CASE json_valid(raw_json) WHEN 1 THEN json_extract(raw_json, '$.tradeNo') END AS TEXT)
+           AS trade_no
   FROM quarantine
   WHERE resource = 'transactions' AND resolved_at IS NULL
 ),
