@@ -12,6 +12,7 @@ interface LogLine {
   exitCode?: number;
   sync?: string;
   runId?: string;
+  error?: { code: string | null; message: string };
 }
 
 const logLines = (cli: RunningCli): LogLine[] =>
@@ -189,6 +190,41 @@ describe('cardsync schedule', () => {
     }
     expect(await cli.exited(), cli.stderr()).toBe(0);
     expect(finished().at(-1), cli.stderr()).toMatchObject({ exitCode: 0, sync: 'done' });
+  }, 40_000);
+
+  it("checks an edited configuration's reports folder before a run, as cardsync run does: exit 2, nothing synced", async () => {
+    // The folder an operator points the configuration at once the schedule is up, but a file:
+    // `cardsync run` refuses it (exit 2) before syncing; each tick read it and synced anyway, then
+    // failed writing the report (exit 1, "a bug") with the mirror changed.
+    const notes = join(f.dir, 'reports-notes.txt');
+    writeFileSync(notes, 'not a folder\n');
+    const configFile = join(f.dir, 'edited.json');
+    writeFileSync(configFile, JSON.stringify({ reportsDir: f.reportsDir }));
+    const { CARDSYNC_REPORTS_DIR: _reportsDir, ...env } = f.env;
+    const cli = startCliProcess(
+      ['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC', '--config', configFile],
+      env,
+    );
+    const finished = () => logLines(cli).filter((l) => l.msg === 'run finished');
+    try {
+      await cli.firstLine();
+      await until('a first run', cli, () => finished().length >= 1);
+      writeFileSync(configFile, JSON.stringify({ reportsDir: join(notes, 'reports') }));
+      const editedAt = finished().length;
+      await until('a run after the edit', cli, () => finished().length >= editedAt + 2);
+    } finally {
+      cli.child.kill('SIGTERM');
+    }
+    expect(await cli.exited(), cli.stderr()).toBe(0);
+    const refused = finished().at(-1)!;
+    expect(refused).toMatchObject({
+      exitCode: 2,
+      error: { message: expect.stringMatching(/^reportsDir: .*ENOTDIR/) },
+    });
+    expect(
+      runRows().map((r) => r.run_id),
+      'the refused run synced nothing',
+    ).not.toContain(refused.runId);
   }, 40_000);
 
   it('a SIGHUP, idle or during a run, stops nothing: each run reads the configuration afresh anyway', async () => {

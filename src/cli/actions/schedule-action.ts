@@ -56,12 +56,14 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
       job: async () => {
         // Each run reads the configuration afresh, as `cardsync run` would: a key or CA file
         // renewed after a refusal (exit 3) is used by the next tick without a restart. One that
-        // no longer loads is that run's exit 2, logged; the schedule goes on.
+        // no longer loads, or whose reports or metrics folder cannot be written, is that run's
+        // exit 2 before anything is synced, logged; the schedule goes on.
         const started = Date.now();
         const runId = newRunId(started);
         let current: JobConfig;
         try {
           current = await loadConfig(io, runConfigFlags(flags), true);
+          checkOutputDirs(current);
         } catch (error) {
           logRunOutcome(logger, {
             command: 'run',
