@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ScheduleError } from './schedule-error.js';
 import { skippedTickAt } from './skipped-tick.js';
 
+const SECOND = 1000;
 const DAY_MS = 86_400_000;
 /**
  * How late a tick may still start (node-cron's default is one second): a host suspended or a
@@ -10,6 +11,14 @@ const DAY_MS = 86_400_000;
  * instead of being logged as missed. Never later than the expression's next tick.
  */
 const LATE_TICK_TOLERANCE_MS = 3_600_000;
+/**
+ * How often the wall clock is read between ticks. Timers count no time the host is suspended, so
+ * node-cron's one timer up to the next tick (up to a day) fires as much later as the host slept:
+ * asleep from 23:00 to 02:20, it fired at 05:20, past the tolerance, and the night had no run.
+ */
+const WAKE_CHECK_MS = 60_000;
+/** How late past its time a tick is taken for one the host slept through, not a busy timer. */
+const WAKE_SLACK_MS = 5_000;
 
 /** Dependencies and options of {@link runSchedule}. */
 export interface ScheduleOptions {
@@ -75,10 +84,13 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
   // The expression read on wall times alone, to see whether it names one a spring-forward skips.
   const wallTimes = createTask(options.cron, () => {}, { timezone: 'UTC' });
   let skippedTimer: NodeJS.Timeout | undefined;
+  /** The next tick as planned (Unix ms): node-cron's, or the clocks' jump; null when none. */
+  let due: number | null = null;
   /** The next tick, arming one at the clocks' jump when they skip a time the expression names. */
   const planNext = (): Date | null => {
     clearTimeout(skippedTimer);
     const regular = task.getNextRun();
+    due = regular?.getTime() ?? null;
     if (regular === null) return null;
     const now = Date.now();
     const jump = skippedTickAt({
@@ -97,6 +109,7 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
       },
       Math.min(jump - now, DAY_MS),
     );
+    due = jump;
     return new Date(jump);
   };
   const tick = () => {
@@ -122,7 +135,37 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
     ...(options.timezone === undefined ? {} : { timezone: options.timezone }),
     logger: cronLogger(logger),
   });
+  /** The latest time after `from` up to `until` (Unix ms) that the expression names, else `from`. */
+  const latestTick = (from: number, until: number): number => {
+    for (let at = Math.floor(until / SECOND) * SECOND; at > from; at -= SECOND)
+      if (task.match(new Date(at))) return at;
+    return from;
+  };
   await task.start();
+  /**
+   * A tick the host slept through, which node-cron's timer would start only as late as the host
+   * slept: the latest tick due since is started now when it is at most the tolerance late, as
+   * node-cron does for a timer that fires late, and node-cron's timer is set again from the wall
+   * clock, so that it neither starts that tick a second time nor reports it missed.
+   */
+  const wakeCheck = setInterval(() => {
+    const now = Date.now();
+    if (due === null || now < due + WAKE_SLACK_MS) return;
+    const slept = due;
+    task.stop();
+    task.start();
+    const latest = latestTick(Math.max(slept, now - LATE_TICK_TOLERANCE_MS - SECOND), now);
+    if (now - latest <= LATE_TICK_TOLERANCE_MS) {
+      logger.info({ due: new Date(latest) }, 'the host was asleep at this tick; it runs now');
+      tick();
+      return;
+    }
+    logger.warn(
+      { due: new Date(slept) },
+      'the host was asleep at this tick and woke over an hour after it; it is skipped',
+    );
+    planNext();
+  }, WAKE_CHECK_MS);
   const next = planNext();
   logger.info({ cron: options.cron, timezone: options.timezone ?? null, next }, 'scheduled');
   options.onScheduled?.(next);
@@ -131,6 +174,7 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
     else options.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await task.destroy();
+  clearInterval(wakeCheck);
   clearTimeout(skippedTimer);
   await wallTimes.destroy();
   if (running) {

@@ -131,6 +131,35 @@ describe('runSchedule', () => {
     expect(starts).toEqual(['2026-06-10T02:20:59.000Z', '2026-06-11T02:00:00.000Z']);
   });
 
+  it('starts a tick the host slept through when it fell asleep long before it (asleep 23:00 to 02:20), not the next night', async () => {
+    // Timers count no time the host is suspended: the timer armed after one night's run for the
+    // next fired as much later as the host slept (05:20 here), over an hour late, so that night
+    // was dropped as missed.
+    const starts = await startsOver(
+      { cron: '0 2 * * *', timezone: 'UTC', from: '2026-06-09T02:00:30Z' },
+      async () => {
+        await vi.advanceTimersByTimeAsync(21 * 3_600_000);
+        vi.setSystemTime(new Date('2026-06-10T02:20:00Z'));
+        await vi.advanceTimersByTimeAsync(24 * 3_600_000);
+      },
+    );
+    expect(starts).toHaveLength(2);
+    expect(starts[0]! >= '2026-06-10T02:20:00' && starts[0]! < '2026-06-10T02:22:00').toBe(true);
+    expect(starts[1]).toBe('2026-06-11T02:00:00.000Z');
+  });
+
+  it('skips a tick the host slept through by more than an hour, and runs the next one on time', async () => {
+    const starts = await startsOver(
+      { cron: '0 2 * * *', timezone: 'UTC', from: '2026-06-09T02:00:30Z' },
+      async () => {
+        await vi.advanceTimersByTimeAsync(21 * 3_600_000);
+        vi.setSystemTime(new Date('2026-06-10T03:30:00Z'));
+        await vi.advanceTimersByTimeAsync(24 * 3_600_000);
+      },
+    );
+    expect(starts).toEqual(['2026-06-11T02:00:00.000Z']);
+  });
+
   it('waits for a skipped time months off without running early', async () => {
     const starts = await startsOver(
       { cron: '0 2 29 3 *', timezone: 'Europe/Berlin', from: '2026-01-01T00:00:00Z' },
