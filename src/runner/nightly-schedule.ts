@@ -65,6 +65,19 @@ export function validateSchedule(cron: string, timezone?: string): void {
       );
     }
   }
+  // node-cron checks each field alone: a day of the month and an nth weekday that never fall
+  // on the same day (the 15th that is a month's first Monday) pass, and starting the task throws.
+  const task = createTask(cron, () => {}, timezone === undefined ? {} : { timezone });
+  try {
+    task.getNextRuns(1);
+  } catch {
+    throw new ScheduleError(
+      'SCHEDULE_CRON_INVALID',
+      `${JSON.stringify(cron)} names no time in the next hundred years (its day of the month, month and weekday never coincide)`,
+    );
+  } finally {
+    void task.destroy();
+  }
 }
 
 /**

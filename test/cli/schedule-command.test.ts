@@ -62,6 +62,8 @@ describe('cardsync schedule', () => {
   it.each([
     [['--cron', 'every night'], /^cardsync: --cron: expected a cron expression/],
     [['--cron', '61 * * * *'], /^cardsync: --cron: .*61/],
+    // Each field valid alone, but the 15th is never a month's first Monday: no tick would come.
+    [['--cron', '0 2 15 * 1#1'], /^cardsync: --cron: .*names no time/],
     [
       ['--cron', '0 2 * * *', '--tz', 'Mars/Olympus'],
       /^cardsync: --tz: expected an IANA time zone/,

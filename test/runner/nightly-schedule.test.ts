@@ -5,11 +5,15 @@ import { runSchedule, validateSchedule } from '../../src/runner/nightly-schedule
 const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 describe('validateSchedule', () => {
-  it.each(['nope', '61 * * * *', '* * * * * * *', ''])('refuses the cron expression %j', (cron) => {
-    expect(() => validateSchedule(cron)).toThrow(
-      expect.objectContaining({ code: 'SCHEDULE_CRON_INVALID' }),
-    );
-  });
+  // '0 2 15 * 1#1': the 15th that is a month's first Monday, each field valid alone, never a time.
+  it.each(['nope', '61 * * * *', '* * * * * * *', '', '0 2 15 * 1#1'])(
+    'refuses the cron expression %j',
+    (cron) => {
+      expect(() => validateSchedule(cron)).toThrow(
+        expect.objectContaining({ code: 'SCHEDULE_CRON_INVALID' }),
+      );
+    },
+  );
 
   it('refuses an unknown time zone and takes a real one', () => {
     expect(() => validateSchedule('0 2 * * *', 'Mars/Olympus')).toThrow(
