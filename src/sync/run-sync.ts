@@ -203,8 +203,10 @@ function overallOutcome(
   signal: AbortSignal,
   expected: number,
 ): SyncOutcome {
-  if (merchants.some((m) => m.outcome === 'unauthorized')) return 'unauthorized';
+  // A stop asked for outranks a refused key: the run ends as stopped (nothing reconciled, exit 4),
+  // instead of going on to reconcile after SIGTERM; the next run meets the refusal again.
   if (signal.aborted || merchants.some((m) => m.outcome === 'interrupted')) return 'interrupted';
+  if (merchants.some((m) => m.outcome === 'unauthorized')) return 'unauthorized';
   if (merchants.length < expected || merchants.some((m) => m.outcome === 'incomplete'))
     return 'incomplete';
   return 'done';

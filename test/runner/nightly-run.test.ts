@@ -245,6 +245,41 @@ describe('the nightly run on a world with planted anomalies', () => {
     expect(readdirSync(reportsDir())).not.toContain(run.runId);
   });
 
+  it("skips the reconciliation of a run stopped after a merchant's key was refused, and ends 4", async () => {
+    // The refused key outranked the stop: the run reconciled after the SIGTERM (which systemd's
+    // TimeoutStopSec cuts short with a SIGKILL on a large mirror) and recorded exit 3, not 4.
+    const stop = new AbortController();
+    let synced = 0;
+    const watching = createLogger({
+      level: 'info',
+      destination: {
+        write: (line: string) => {
+          if (line.includes('"msg":"merchant synced"')) synced += 1;
+        },
+      },
+    });
+    const run = await nightly(
+      w,
+      mirror.db,
+      {
+        logger: watching,
+        signal: stop.signal,
+        // The stop comes while the second merchant syncs, after the first one's key was refused.
+        clock: () => {
+          if (synced === 1) stop.abort();
+          return Date.now();
+        },
+      },
+      ['sk_test_revoked_key_0000'],
+    );
+    expect(run.sync.merchants.map((m) => m.outcome)).toEqual(['unauthorized', 'interrupted']);
+    expect(run.sync.outcome).toBe('interrupted');
+    expect(run.exitCode).toBe(4);
+    expect(run.reconcile).toBeNull();
+    expect(runRows().at(-1)).toMatchObject({ run_id: run.runId, outcome: 'interrupted' });
+    expect(readdirSync(reportsDir())).not.toContain(run.runId);
+  });
+
   it("leaves nothing of itself on the caller's signal, which `schedule` keeps for months", async () => {
     // AbortSignal.any put a WeakRef to each run's signal into the caller's signal, a Set Node
     // never prunes: one more per tick, for the life of a schedule (seen in a heap snapshot
