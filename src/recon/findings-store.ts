@@ -307,7 +307,7 @@ export function ackFinding(
     .immediate();
 }
 
-/** Findings in the store, open ones by default, in report order. */
+/** Findings in the store, open ones by default, by merchant and check code. */
 export function listFindings(
   db: SqliteDatabase,
   options: { readonly includeResolved?: boolean; readonly merchantIds?: readonly string[] } = {},

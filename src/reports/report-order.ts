@@ -6,7 +6,8 @@ const SEVERITY_RANK = new Map<Severity, number>(SEVERITIES.map((s, index) => [s,
 
 /**
  * The order of the report files: most serious first, then by check (in reference-model
- * order), merchant and the finding's ids, in code-point order so it is the same in every locale.
+ * order), merchant and the finding's ids, compared by UTF-16 code units (not by locale), so the
+ * order is the same on every host.
  * @example [...findings].sort(compareFindings)
  */
 export function compareFindings(a: Finding, b: Finding): number {
@@ -24,7 +25,7 @@ export function compareFindings(a: Finding, b: Finding): number {
   );
 }
 
-/** Code-point order; an absent id sorts first. */
+/** UTF-16 code-unit order; an absent id sorts first. */
 function compare(a: string | null, b: string | null): number {
   const x = a ?? '';
   const y = b ?? '';

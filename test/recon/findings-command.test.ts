@@ -154,4 +154,30 @@ describe('cardsync findings', () => {
       json.map((f: { fingerprint: string; state: string }) => [f.fingerprint, f.state]),
     ).toEqual([[fingerprint, 'new']]);
   });
+
+  it('lists them in the order of the reports: most serious first, then by check in reference order', async () => {
+    const { db } = reconciled();
+    const mirror = openMirror(db);
+    try {
+      const insert = mirror.db.prepare(
+        `INSERT INTO findings (fingerprint, check_code, severity, merchant_id, detail, state,
+           first_seen_at, first_seen_run_id, last_seen_at, last_seen_run_id)
+         VALUES (?, ?, ?, 'm-0', 'detail', 'new', ?, 'r0', ?, 'r0')`,
+      );
+      const seen = new Date().toISOString();
+      for (const [fingerprint, check, severity] of [
+        ['f-info', 'UNJOURNALED_CARD', 'info'],
+        ['f-negative', 'NEGATIVE_BALANCE', 'error'],
+        ['f-order', 'ORDER_NOT_REFLECTED', 'error'],
+      ])
+        insert.run(fingerprint, check, severity, seen, seen);
+    } finally {
+      await mirror.close();
+    }
+    const json = JSON.parse((await cli(['findings', 'list', '--json', '--db', db])).stdout);
+    const planted = json
+      .map((f: { fingerprint: string }) => f.fingerprint)
+      .filter((f: string) => f.startsWith('f-'));
+    expect(planted).toEqual(['f-order', 'f-negative', 'f-info']);
+  });
 });

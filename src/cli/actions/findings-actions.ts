@@ -4,6 +4,7 @@ import { parseInstant } from '../../config/iso-instant.js';
 import { FindingsError } from '../../recon/findings-error.js';
 import { ackFinding, listFindings } from '../../recon/findings-store.js';
 import type { StoredFinding } from '../../recon/stored-finding.js';
+import { compareFindings } from '../../reports/report-order.js';
 import type { CliIo } from '../cli-io.js';
 import type {
   AckFindingFlags,
@@ -14,11 +15,14 @@ import { UsageError } from '../exit-codes.js';
 import { loadConfig, openMirrorOrExit } from '../job-setup.js';
 import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 
-/** The body of `cardsync findings list`: the open findings (all with `--all`). */
+/**
+ * The body of `cardsync findings list`: the open findings (all with `--all`), in the order of the
+ * report files (most serious first).
+ */
 export async function listFindingsAction(io: CliIo, flags: ListFindingsFlags): Promise<void> {
   // Only reads: a mirror this user may read but not write (an auditor's copy) will do.
   await withMirror(io, flags, { writable: false }, (db) => {
-    const rows = listFindings(db, { includeResolved: flags.all });
+    const rows = listFindings(db, { includeResolved: flags.all }).sort(compareFindings);
     io.stdout(flags.json ? `${JSON.stringify(rows)}\n` : formatList(rows, Date.now()));
   });
 }
