@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readdirSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, utimesSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, finished, startCliProcess } from '../support/cli-process.js';
+import { CLI, finished, runCliProcess, startCliProcess } from '../support/cli-process.js';
 
 const HEADER = 'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo';
 const AT = '2026-11-20T10:00:00Z';
@@ -107,5 +107,44 @@ describe('cardsync orders import interrupted', () => {
     expect(running.stderr()).toMatch(/books\.fifo: interrupted; nothing was imported/);
     expect(existsSync(db)).toBe(false);
     expect(readdirSync(dir).filter((name) => name.includes('.import-'))).toEqual([]);
+  });
+});
+
+describe('cardsync orders import killed', () => {
+  it('leaves no scratch mirror behind for good when SIGKILLed while importing into a new mirror: the next import sweeps it once an hour old', async () => {
+    const { env, db } = freshEnv();
+    const scratches = () =>
+      readdirSync(dir).filter((name) => name.startsWith(`.${basename(db)}.import-`));
+    const rows = (from: number, to: number) =>
+      Array.from(
+        { length: to - from },
+        (_, i) => `mo-${from + i},DEPOSIT,card_1,,1.00,USD,${AT},ord_${from + i}\n`,
+      ).join('');
+    const fifo = join(dir, 'killed.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const running = startCliProcess(['orders', 'import', fifo, '--merchant', 'mch_1'], env);
+    const books = createWriteStream(fifo);
+    // Opened for reading once the scratch mirror beside the target is made and migrated.
+    await new Promise((resolve) => books.once('open', resolve));
+    await new Promise<void>((resolve, reject) =>
+      books.write(`${HEADER}\n${rows(0, 1_000)}`, (error) => (error ? reject(error) : resolve())),
+    );
+    running.child.kill('SIGKILL');
+    books.on('error', () => {});
+    books.end();
+    expect(await running.exited()).toBeNull();
+    expect(existsSync(db)).toBe(false);
+    const left = scratches();
+    expect(left.length).toBeGreaterThan(0);
+    // As the killed import's files stand an hour later: no live import is still writing them.
+    const hoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    for (const name of left) utimesSync(join(dir, name), hoursAgo, hoursAgo);
+
+    const file = join(dir, 'killed-books.csv');
+    await writeFile(file, `${HEADER}\n${rows(0, 1_000)}`);
+    const again = await runCliProcess(['orders', 'import', file, '--merchant', 'mch_1'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(journaled(db)).toHaveLength(1_000);
+    expect(scratches()).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { type ImportResult, importOrderFile } from '../../journal/order-import.j
 import { OrderImportError } from '../../journal/order-import-error.js';
 import { type Mirror, openMirror } from '../../mirror/open-mirror.js';
 import type { SqliteDatabase } from '../../mirror/sqlite-database.js';
+import { sweepStaleTemps } from '../../reports/stale-temps.js';
 import type { CliIo } from '../cli-io.js';
 import type { ImportFlags, SettleFlags } from '../commands/orders-command.js';
 import { EXIT, ExitError, UsageError } from '../exit-codes.js';
@@ -37,6 +38,7 @@ export async function importOrdersAction(
   const configured = await configuredMerchants(io, flags.config);
   const journal = resolve(io.cwd, file);
   await checkReadable(journal);
+  sweepKilledImports(config.db);
   const fromEnv = io.env.CARDSYNC_MERCHANT_ID || undefined;
   let mirror = existsSync(config.db) ? openMirrorOrExit(config.db, config.origins.db) : undefined;
   try {
@@ -79,7 +81,7 @@ async function importIntoNewMirror(
   json: boolean,
 ): Promise<ImportResult | undefined> {
   const target = config.db;
-  const scratch = join(dirname(target), `.${basename(target)}.import-${process.pid}`);
+  const scratch = join(dirname(target), `${scratchPrefix(target)}${process.pid}`);
   // openMirror makes the mirror's folders; a refused file leaves none of them behind either.
   const made = missingFolders(dirname(target));
   removeMirrorFiles(scratch);
@@ -116,6 +118,26 @@ async function importIntoNewMirror(
     throw error;
   } finally {
     removeMirrorFiles(scratch);
+  }
+}
+
+/** The name of a scratch mirror for `target` up to the importing process's pid. */
+function scratchPrefix(target: string): string {
+  return `.${basename(target)}.import-`;
+}
+
+/**
+ * Remove the scratch mirrors (with their `-wal` and `-shm`) that imports killed an hour ago or
+ * more left beside `target`: each is named after its process, so no later import reuses it, and
+ * one SIGKILLed while importing a large journal left a file as large beside the mirror for good.
+ */
+function sweepKilledImports(target: string): void {
+  const folder = dirname(target);
+  if (!existsSync(folder)) return;
+  try {
+    sweepStaleTemps(folder, scratchPrefix(target), 'files');
+  } catch {
+    // A folder that cannot be listed is met, with its own message, where the mirror is opened.
   }
 }
 
