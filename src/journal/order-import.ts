@@ -1,6 +1,8 @@
-import type { ReadStream } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { createReadStream, fstatSync, open } from 'node:fs';
+import { Socket } from 'node:net';
 import { basename, resolve } from 'node:path';
+import { addAbortSignal, type Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import { inAsyncTransaction } from './async-transaction.js';
 import type { ImportIssue } from './import-issue.js';
@@ -70,18 +72,38 @@ export async function importOrderFile(
   options: ImportOptions,
 ): Promise<ImportResult> {
   const file = resolve(options.file);
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await open(file);
+    fd = await promisify(open)(file, 'r');
   } catch (cause) {
     throw unreadable(file, cause);
   }
-  const stream = handle.createReadStream();
+  const stream = readerOf(fd, file);
+  // The stop ends the read itself: a pipe whose writer stalls gives the loop no next row to
+  // notice it by.
+  if (options.signal) addAbortSignal(options.signal, stream);
   try {
-    return await importOrderBytes(db, { ...options, file, bytes: chunksOf(stream, file) });
+    return await importOrderBytes(db, {
+      ...options,
+      file,
+      bytes: chunksOf(stream, file, options.signal),
+    });
   } finally {
     stream.destroy();
   }
+}
+
+/**
+ * The bytes at `fd`, which the stream closes. A pipe (`/dev/stdin`, a FIFO) is read through
+ * libuv's non-blocking pipe handle, as `process.stdin` is: read through the thread pool, a read
+ * of it blocks a thread until the writer sends more, and no stop can end it; an import stopped
+ * while a stalled producer held the pipe open waited on that read, deaf to SIGTERM.
+ */
+function readerOf(fd: number, file: string): Readable {
+  const stats = fstatSync(fd);
+  return stats.isFIFO() || stats.isSocket()
+    ? new Socket({ fd, readable: true, writable: false })
+    : createReadStream(file, { fd });
 }
 
 /**
@@ -150,11 +172,15 @@ export async function importOrderBytes(
   }
 }
 
-async function* chunksOf(stream: ReadStream, file: string): AsyncGenerator<Uint8Array> {
+async function* chunksOf(
+  stream: Readable,
+  file: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of stream) yield chunk as Buffer;
   } catch (cause) {
-    throw unreadable(file, cause);
+    throw signal?.aborted ? interrupted(file) : unreadable(file, cause);
   }
 }
 

@@ -110,6 +110,44 @@ describe('cardsync orders import interrupted', () => {
   });
 });
 
+describe('cardsync orders import stopped while its writer sends nothing', () => {
+  it('stops on SIGTERM with exit 4 while the pipe stays open and silent, importing nothing and leaving no mirror behind', async () => {
+    const { env, db } = freshEnv();
+    // A producer that stalls (a remote `cat` over a hung connection) holds the pipe open
+    // without writing: no further row comes for the import to notice the stop by.
+    const fifo = join(dir, 'silent.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const running = startCliProcess(['orders', 'import', fifo, '--merchant', 'mch_1'], env);
+    const books = createWriteStream(fifo);
+    books.on('error', () => {});
+    await new Promise((resolve) => books.once('open', resolve));
+    await new Promise<void>((resolve, reject) =>
+      books.write(`${HEADER}\nmo-1,DEPOSIT,card_1,,1.00,USD,${AT},ord_1\n`, (error) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+    running.child.kill('SIGTERM');
+    // A hang guard, not a time limit: the writer is closed only once the import has ended or
+    // clearly ignored the stop, so an import that waits for more bytes fails here.
+    let guard: NodeJS.Timeout | undefined;
+    const code = await Promise.race([
+      running.exited(),
+      new Promise<string>((resolve) => {
+        guard = setTimeout(() => resolve('still running after SIGTERM'), 10_000);
+      }),
+    ]);
+    clearTimeout(guard);
+    books.end();
+    await running.exited();
+    expect(code, running.stderr()).toBe(4);
+    expect(running.stderr()).toMatch(/silent\.fifo: interrupted; nothing was imported/);
+    expect(existsSync(db)).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.startsWith(`.${basename(db)}.import-`))).toEqual(
+      [],
+    );
+  }, 20_000);
+});
+
 describe('cardsync orders import killed', () => {
   it('leaves no scratch mirror behind for good when SIGKILLed while importing into a new mirror: the next import sweeps it once an hour old', async () => {
     const { env, db } = freshEnv();
