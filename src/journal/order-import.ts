@@ -1,4 +1,5 @@
-import { createReadStream, fstatSync, open } from 'node:fs';
+import { constants, createReadStream, fstatSync, open } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { basename, resolve } from 'node:path';
 import { addAbortSignal, type Readable } from 'node:stream';
@@ -74,7 +75,10 @@ export async function importOrderFile(
   const file = resolve(options.file);
   let fd: number;
   try {
-    fd = await promisify(open)(file, 'r');
+    // A FIFO is opened without waiting for its writer, which a stop could not interrupt (the
+    // open blocks a thread of the pool); its reads then wait for the writer instead.
+    const fifo = (await stat(file)).isFIFO();
+    fd = await promisify(open)(file, fifo ? constants.O_RDONLY | constants.O_NONBLOCK : 'r');
   } catch (cause) {
     throw unreadable(file, cause);
   }

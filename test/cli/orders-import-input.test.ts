@@ -1,5 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, readdirSync, utimesSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  existsSync,
+  openSync,
+  readdirSync,
+  utimesSync,
+} from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -145,6 +153,37 @@ describe('cardsync orders import stopped while its writer sends nothing', () => 
     expect(readdirSync(dir).filter((name) => name.startsWith(`.${basename(db)}.import-`))).toEqual(
       [],
     );
+  }, 20_000);
+});
+
+describe('cardsync orders import stopped while waiting for a FIFO to be opened by its writer', () => {
+  it('stops on SIGTERM with exit 4 before any writer came, importing nothing and leaving no mirror behind', async () => {
+    const { env, db } = freshEnv();
+    const fifo = join(dir, 'unopened.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const running = startCliProcess(['orders', 'import', fifo, '--merchant', 'mch_1'], env);
+    // The scratch mirror is made just before the journal is opened.
+    while (!readdirSync(dir).some((name) => name.startsWith(`.${basename(db)}.import-`))) {
+      if (running.child.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    running.child.kill('SIGTERM');
+    let guard: NodeJS.Timeout | undefined;
+    const code = await Promise.race([
+      running.exited(),
+      new Promise<string>((resolve) => {
+        guard = setTimeout(() => resolve('still running after SIGTERM'), 10_000);
+      }),
+    ]);
+    clearTimeout(guard);
+    // Opened and closed by a writer, should the import still wait for one (ENXIO: it is gone).
+    try {
+      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {}
+    await running.exited();
+    expect(code, running.stderr()).toBe(4);
+    expect(running.stderr()).toMatch(/unopened\.fifo: interrupted; nothing was imported/);
+    expect(existsSync(db)).toBe(false);
   }, 20_000);
 });
 
