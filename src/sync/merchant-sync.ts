@@ -71,7 +71,10 @@ export async function syncMerchant(
     // Until a first card shows the merchant's id, its rows are kept under a provisional one,
     // moved to the real id by the first run that learns it.
     const provisional = `source:${context.source}`;
-    const known = options.merchantId === undefined ? knownMerchantId(context) : undefined;
+    const known =
+      options.merchantId === undefined
+        ? knownMerchantId(context, firstPage.pagination.total > 0)
+        : undefined;
     const merchantId =
       options.merchantId ?? merchantOfPage(firstPage.records, known) ?? known ?? provisional;
     result.merchantId = merchantId;
@@ -216,15 +219,23 @@ function outcomeOf(error: unknown, signal: AbortSignal): SyncOutcome {
   return 'done';
 }
 
-/** The real merchant id a source's earlier runs learnt, if any. */
-function knownMerchantId(context: MerchantSyncContext): string | undefined {
+/**
+ * The real merchant id a source's earlier runs learnt, if any. It stands in for a first page
+ * without a valid card (all malformed), not for an empty list (`listed` false) when that
+ * merchant's cards are mirrored: cards are never deleted, so the key reads another merchant then,
+ * such as a new account given the name of a removed one.
+ */
+function knownMerchantId(context: MerchantSyncContext, listed: boolean): string | undefined {
   const row = context.writers.db
     .prepare(
-      `SELECT merchant_id AS merchantId FROM merchants
-       WHERE source = ? AND merchant_id <> ? ORDER BY updated_at DESC`,
+      `SELECT merchant_id AS merchantId,
+              EXISTS (SELECT 1 FROM cards c WHERE c.merchant_id = m.merchant_id) AS carded
+       FROM merchants m WHERE source = ? AND merchant_id <> ? ORDER BY updated_at DESC`,
     )
-    .get(context.source, `source:${context.source}`) as { merchantId: string } | undefined;
-  return row?.merchantId;
+    .get(context.source, `source:${context.source}`) as
+    | { merchantId: string; carded: number }
+    | undefined;
+  return row && (listed || row.carded === 0) ? row.merchantId : undefined;
 }
 
 /**
