@@ -10,8 +10,10 @@ export interface JournalMerchant {
 }
 
 /**
- * Who the journal's rows belong to: the configured merchant id, else the id the sync stored
- * for this source in the mirror (`db`, when the file exists), else the `merchantId` of the upstream's first card. A
+ * Who the journal's rows belong to: the configured merchant id, else the id the sync stored for
+ * this source in the mirror (`db`, when the file exists; one whose cards the mirror holds only
+ * while the upstream lists a card for the key), else the `merchantId` of the upstream's first
+ * card. A
  * placeholder is never journaled under: with none of these, it is a configuration error
  * naming the setting to give. The currency comes from the mirror (a sync, or the orders cardsync
  * submitted; never imported books), else the balance endpoint.
@@ -25,18 +27,29 @@ export async function journalMerchant(
   const call = { signal: options.signal };
   const known = db
     ?.prepare(
-      `SELECT merchant_id AS merchantId FROM merchants
+      `SELECT merchant_id AS merchantId,
+              EXISTS (SELECT 1 FROM cards c WHERE c.merchant_id = m.merchant_id) AS carded
+       FROM merchants m
        WHERE source = ? AND base_url = ? AND merchant_id NOT LIKE 'source:%'
        ORDER BY updated_at DESC LIMIT 1`,
     )
-    .get(merchant.name, merchant.baseUrl) as { merchantId: string } | undefined;
+    .get(merchant.name, merchant.baseUrl) as { merchantId: string; carded: number } | undefined;
+  // A stored id whose cards the mirror holds stands for the merchant this key reads only while
+  // the key's card list is not empty: cards are never deleted, so an empty list is another
+  // merchant (a new account given the name of one the mirror knows), whose orders must not be
+  // journaled under that one's id.
+  const ask = merchant.merchantId === undefined && known?.carded !== 0;
+  const cards = ask ? await api.listCards({ limit: 1 }, call) : null;
   const merchantId =
     merchant.merchantId ??
-    known?.merchantId ??
-    (await api.listCards({ limit: 1 }, call)).records[0]?.merchantId;
+    (cards === null
+      ? known?.merchantId
+      : cards.pagination.total > 0
+        ? (known?.merchantId ?? cards.records[0]?.merchantId)
+        : undefined);
   if (merchantId === undefined)
     throw new UsageError(
-      `CARDSYNC_MERCHANT_ID: expected the id of merchant ${merchant.name} (it has no card yet and the mirror does not know it); set CARDSYNC_MERCHANT_ID or merchantId in the config file`,
+      `CARDSYNC_MERCHANT_ID: expected the id of merchant ${merchant.name} (its upstream lists no card yet to name it); set CARDSYNC_MERCHANT_ID or merchantId in the config file`,
     );
   if (!options.needCurrency) return { merchantId, currency: undefined };
   const currency =

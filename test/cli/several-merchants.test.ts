@@ -1,10 +1,12 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
-import { runCliProcess } from '../support/cli-process.js';
-import { startTestSandbox } from '../support/test-sandbox.js';
-import { type JobFixture, readCsv, startJobFixture } from './job-fixture.js';
+import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
+import { MerchantSession } from '../support/merchant-session.js';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
+import { type JobFixture, messageLines, readCsv, startJobFixture } from './job-fixture.js';
 
 const WORLD = { cards: 20, transactions: 100, days: 10, anomaliesPerCode: 0 } as const;
 
@@ -81,5 +83,75 @@ describe('cardsync run with several merchants in one configuration', () => {
     } finally {
       await fresh.close();
     }
+  }, 60_000);
+});
+
+describe('a configured name given to another merchant of the same upstream', () => {
+  let t: TestSandbox;
+  let dir: string;
+  beforeAll(async () => {
+    t = await startTestSandbox({ seed: 'several-merchants-reused-name', merchants: 2 });
+    dir = await mkdtemp(join(tmpdir(), 'cardsync-merchants-'));
+    // The first merchant has a card; the second, a new account, has none yet.
+    await new MerchantSession(t, 0).activeCard();
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("journals the new merchant's order under its own id, never the id the name learnt", async () => {
+    const db = join(dir, 'mirror.sqlite');
+    const env = {
+      ...sandboxCliEnv(t, db),
+      CARDSYNC_BASE_URL: '',
+      CARDSYNC_API_KEY: '',
+      CARDSYNC_CA_FILE: '',
+    };
+    const config = async (merchant: number) => {
+      const keyFile = join(dir, `main-${merchant}.key`);
+      await writeFile(keyFile, t.sandbox.merchants[merchant]!.apiKey, { mode: 0o600 });
+      const file = join(dir, `main-${merchant}.json`);
+      const entry = {
+        name: 'main',
+        baseUrl: t.sandbox.baseUrl,
+        apiKeyFile: keyFile,
+        caFile: t.sandbox.caFile,
+      };
+      await writeFile(file, JSON.stringify({ merchants: [entry] }));
+      return file;
+    };
+    const synced = await runCliProcess(['sync', '--config', await config(0)], env);
+    expect(synced.code, synced.stderr).toBe(0);
+    // The name `main` now reads the second merchant, of the same upstream.
+    const [offering] = await new MerchantSession(t, 1).offerings();
+    const issued = await runCliProcess(
+      [
+        'cards',
+        'issue',
+        '--config',
+        await config(1),
+        '--offering',
+        offering!.id,
+        '--amount',
+        offering!.minLoadAmount,
+      ],
+      env,
+    );
+    const mirror = openMirror(db);
+    try {
+      const journaled = mirror.db
+        .prepare("SELECT DISTINCT merchant_id FROM orders WHERE kind = 'ISSUE'")
+        .pluck()
+        .all();
+      expect(journaled).not.toContain(t.sandbox.merchants[0]!.merchantId);
+    } finally {
+      await mirror.close();
+    }
+    // With no card to name it and no merchantId configured, its id is asked for.
+    expect(issued.code, issued.stderr).toBe(2);
+    expect(messageLines(issued.stderr)).toEqual([
+      expect.stringMatching(/^cardsync: CARDSYNC_MERCHANT_ID: expected the id of merchant main/),
+    ]);
   }, 60_000);
 });
