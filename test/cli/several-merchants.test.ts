@@ -155,3 +155,61 @@ describe('a configured name given to another merchant of the same upstream', () 
     ]);
   }, 60_000);
 });
+
+describe('a configured name that read one merchant and now reads another, both with cards', () => {
+  let t: TestSandbox;
+  let dir: string;
+  beforeAll(async () => {
+    t = await startTestSandbox({ seed: 'several-merchants-replaced', merchants: 2 });
+    dir = await mkdtemp(join(tmpdir(), 'cardsync-merchants-'));
+    await new MerchantSession(t, 0).activeCard();
+    await new MerchantSession(t, 1).activeCard();
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('imports a journal into the books of the merchant the name reads now, not the one it read before', async () => {
+    const db = join(dir, 'mirror.sqlite');
+    const env = {
+      ...sandboxCliEnv(t, db),
+      CARDSYNC_BASE_URL: '',
+      CARDSYNC_API_KEY: '',
+      CARDSYNC_CA_FILE: '',
+    };
+    // Whichever way the two ids sort, the one read first sorts first.
+    const [before, now] = [...t.sandbox.merchants].sort((a, b) =>
+      a.merchantId < b.merchantId ? -1 : 1,
+    );
+    const config = async (merchant: typeof before) => {
+      const keyFile = join(dir, `${merchant!.merchantId}.key`);
+      await writeFile(keyFile, merchant!.apiKey, { mode: 0o600 });
+      const file = join(dir, `${merchant!.merchantId}.json`);
+      const entry = {
+        name: 'main',
+        baseUrl: t.sandbox.baseUrl,
+        apiKeyFile: keyFile,
+        caFile: t.sandbox.caFile,
+      };
+      await writeFile(file, JSON.stringify({ merchants: [entry] }));
+      return file;
+    };
+    for (const merchant of [before, now]) {
+      const synced = await runCliProcess(['sync', '--config', await config(merchant)], env);
+      expect(synced.code, synced.stderr).toBe(0);
+    }
+    const journal = join(dir, 'journal.csv');
+    await writeFile(
+      journal,
+      'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo\n' +
+        `topup-1,TOPUP,,,10.00,USD,${new Date().toISOString()},\n`,
+    );
+    const imported = await runCliProcess(
+      ['orders', 'import', journal, '--config', await config(now), '--json'],
+      env,
+    );
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ merchantId: now!.merchantId });
+  }, 60_000);
+});

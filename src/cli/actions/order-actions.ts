@@ -203,11 +203,20 @@ async function configuredMerchants(
   }
 }
 
-/** The merchants the mirror names: those a sync stored, and those of journaled orders. */
+/**
+ * The merchants the mirror names: those a sync stored, and those of journaled orders. A stored
+ * merchant keeps its configured name (`source`) only while it is the merchant that name read
+ * last: a name given to another account leaves the old merchant's row with it, and the import
+ * took whichever id sorted first for the name.
+ */
 function mirroredMerchants(db: SqliteDatabase): { merchantId: string; source: string }[] {
   return db
     .prepare(
-      `SELECT merchant_id AS merchantId, source FROM merchants WHERE merchant_id NOT LIKE 'source:%'
+      `SELECT merchant_id AS merchantId,
+              CASE WHEN updated_at = (SELECT max(n.updated_at) FROM merchants n
+                                      WHERE n.source = m.source)
+                   THEN source ELSE '' END AS source
+       FROM merchants m WHERE merchant_id NOT LIKE 'source:%'
        UNION SELECT DISTINCT merchant_id, '' FROM orders WHERE merchant_id NOT LIKE 'source:%'
        ORDER BY 1, 2 DESC`,
     )
