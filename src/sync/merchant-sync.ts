@@ -253,7 +253,23 @@ function merchantOfPage(cards: readonly Card[], known: string | undefined): stri
   return most;
 }
 
+/**
+ * Move the rows kept under the name's provisional id to the merchant it names now, unless that
+ * merchant's cards were mirrored already: it had cards all along (cards are never deleted), so the
+ * name read another account then, one with no card (a name given to a known merchant after its
+ * own was removed), whose balance snapshots would join this merchant's history.
+ */
 function adoptProvisional(context: MerchantSyncContext, provisional: string, merchantId: string) {
+  const { db } = context.writers;
+  if (db.prepare('SELECT 1 FROM merchants WHERE merchant_id = ?').get(provisional) === undefined)
+    return;
+  if (db.prepare('SELECT 1 FROM cards WHERE merchant_id = ?').get(merchantId) !== undefined) {
+    context.logger.warn(
+      { provisional, merchantId },
+      'rows kept under the provisional id are another account: left apart from the merchant whose cards the mirror holds',
+    );
+    return;
+  }
   const moved = context.writers.atomically(() =>
     context.writers.merchants.adoptMerchant(provisional, merchantId),
   );

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CardIssuingClient } from '../../src/api/index.js';
 import type { Mirror } from '../../src/mirror/open-mirror.js';
 import { ackFinding } from '../../src/recon/findings-store.js';
 import type { NightlyRunResult } from '../../src/runner/nightly-run.js';
@@ -65,5 +66,51 @@ describe('a finding recorded while the merchant id was provisional', () => {
         acknowledgement: { reason: 'opening top-up, ticket 7' },
       },
     ]);
+  });
+});
+
+describe('a name whose merchant had no card, given to a merchant the mirror knows', () => {
+  let w: SyncWorld;
+  let mirror: Mirror;
+  const clients: CardIssuingClient[] = [];
+  const source = (name: string, merchant: number) => {
+    const api = new CardIssuingClient({
+      baseUrl: w.t.sandbox.baseUrl,
+      apiKey: w.t.sandbox.merchants[merchant]!.apiKey,
+      ca: w.t.sandbox.caPem,
+    });
+    clients.push(api);
+    return { source: name, baseUrl: w.t.sandbox.baseUrl, api };
+  };
+
+  beforeAll(async () => {
+    w = await startSyncWorld({ merchants: 2, seed: 'provisional-renamed' });
+    mirror = w.openMirror();
+    // The first merchant has a card; the second, a new account, none.
+    await new MerchantSession(w.t, 0).activeCard();
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await mirror?.close();
+    await w?.close();
+  });
+
+  it("keeps the other account's provisional rows out of the known merchant's history", async () => {
+    const known = w.t.sandbox.merchants[0]!.merchantId;
+    const night1 = await nightly(w, mirror.db, { sources: [source('eu', 0), source('us', 1)] });
+    expect(night1.sync.merchants.map((m) => m.merchantId)).toEqual([known, 'source:us']);
+    // Next night `us` is gone and `eu` is renamed `us`.
+    const night2 = await nightly(w, mirror.db, { sources: [source('us', 0)] });
+    expect(night2.sync.merchants.map((m) => m.merchantId)).toEqual([known]);
+    const snapshots = mirror.db
+      .prepare('SELECT count(*) FROM merchant_balances WHERE merchant_id = ?')
+      .pluck()
+      .get(known);
+    expect(snapshots).toBe(2);
+    expect(
+      night2.reconcile?.reconciliation.current.filter(
+        (f) => f.check === 'MERCHANT_BALANCE_MISMATCH',
+      ),
+    ).toEqual([]);
   });
 });
