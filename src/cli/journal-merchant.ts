@@ -34,10 +34,10 @@ export async function journalMerchant(
        ORDER BY updated_at DESC LIMIT 1`,
     )
     .get(merchant.name, merchant.baseUrl) as { merchantId: string; carded: number } | undefined;
-  // A stored id whose cards the mirror holds stands for the merchant this key reads only while
-  // the key's card list is not empty: cards are never deleted, so an empty list is another
-  // merchant (a new account given the name of one the mirror knows), whose orders must not be
-  // journaled under that one's id.
+  // A stored id whose cards the mirror holds stands for the merchant this key reads only as long
+  // as the key's first card does not name another, and its card list is not empty: cards are
+  // never deleted, so an empty list is another merchant (a new account given the name of one the
+  // mirror knows), whose orders must not be journaled under that one's id.
   const ask = merchant.merchantId === undefined && known?.carded !== 0;
   const cards = ask ? await api.listCards({ limit: 1 }, call) : null;
   const merchantId =
@@ -45,7 +45,7 @@ export async function journalMerchant(
     (cards === null
       ? known?.merchantId
       : cards.pagination.total > 0
-        ? (known?.merchantId ?? cards.records[0]?.merchantId)
+        ? (cards.records[0]?.merchantId ?? known?.merchantId)
         : undefined);
   if (merchantId === undefined)
     throw new UsageError(

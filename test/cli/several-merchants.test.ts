@@ -170,31 +170,34 @@ describe('a configured name that read one merchant and now reads another, both w
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  const envOf = (db: string) => ({
+    ...sandboxCliEnv(t, db),
+    CARDSYNC_BASE_URL: '',
+    CARDSYNC_API_KEY: '',
+    CARDSYNC_CA_FILE: '',
+  });
+  /** The two merchants, the one read first sorting first, whichever way their ids sort. */
+  const merchants = () =>
+    [...t.sandbox.merchants].sort((a, b) => (a.merchantId < b.merchantId ? -1 : 1));
+  /** A configuration whose one merchant, named `main`, reads `merchant`. */
+  const config = async (merchant: (typeof t.sandbox.merchants)[number] | undefined) => {
+    const keyFile = join(dir, `${merchant!.merchantId}.key`);
+    await writeFile(keyFile, merchant!.apiKey, { mode: 0o600 });
+    const file = join(dir, `${merchant!.merchantId}.json`);
+    const entry = {
+      name: 'main',
+      baseUrl: t.sandbox.baseUrl,
+      apiKeyFile: keyFile,
+      caFile: t.sandbox.caFile,
+    };
+    await writeFile(file, JSON.stringify({ merchants: [entry] }));
+    return file;
+  };
+
   it('imports a journal into the books of the merchant the name reads now, not the one it read before', async () => {
     const db = join(dir, 'mirror.sqlite');
-    const env = {
-      ...sandboxCliEnv(t, db),
-      CARDSYNC_BASE_URL: '',
-      CARDSYNC_API_KEY: '',
-      CARDSYNC_CA_FILE: '',
-    };
-    // Whichever way the two ids sort, the one read first sorts first.
-    const [before, now] = [...t.sandbox.merchants].sort((a, b) =>
-      a.merchantId < b.merchantId ? -1 : 1,
-    );
-    const config = async (merchant: typeof before) => {
-      const keyFile = join(dir, `${merchant!.merchantId}.key`);
-      await writeFile(keyFile, merchant!.apiKey, { mode: 0o600 });
-      const file = join(dir, `${merchant!.merchantId}.json`);
-      const entry = {
-        name: 'main',
-        baseUrl: t.sandbox.baseUrl,
-        apiKeyFile: keyFile,
-        caFile: t.sandbox.caFile,
-      };
-      await writeFile(file, JSON.stringify({ merchants: [entry] }));
-      return file;
-    };
+    const env = envOf(db);
+    const [before, now] = merchants();
     for (const merchant of [before, now]) {
       const synced = await runCliProcess(['sync', '--config', await config(merchant)], env);
       expect(synced.code, synced.stderr).toBe(0);
@@ -211,5 +214,36 @@ describe('a configured name that read one merchant and now reads another, both w
     );
     expect(imported.code, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout)).toMatchObject({ merchantId: now!.merchantId });
+  }, 60_000);
+
+  it('journals an order under the merchant whose card the key lists, not the one the name read before', async () => {
+    const db = join(dir, 'orders.sqlite');
+    const env = envOf(db);
+    const [before, now] = merchants();
+    const synced = await runCliProcess(['sync', '--config', await config(before)], env);
+    expect(synced.code, synced.stderr).toBe(0);
+    const [offering] = await new MerchantSession(t, t.sandbox.merchants.indexOf(now!)).offerings();
+    const issued = await runCliProcess(
+      [
+        'cards',
+        'issue',
+        '--config',
+        await config(now),
+        '--offering',
+        offering!.id,
+        '--amount',
+        offering!.minLoadAmount,
+      ],
+      env,
+    );
+    expect(issued.code, issued.stderr).toBe(0);
+    const mirror = openMirror(db);
+    try {
+      expect(
+        mirror.db.prepare("SELECT merchant_id FROM orders WHERE kind = 'ISSUE'").pluck().all(),
+      ).toEqual([now!.merchantId]);
+    } finally {
+      await mirror.close();
+    }
   }, 60_000);
 });
