@@ -118,6 +118,27 @@ describe('cardsync orders import interrupted', () => {
   });
 });
 
+/**
+ * SIGTERM `running`, then its exit code, or 'still running after SIGTERM' once 10 s have passed:
+ * a hang guard, not a time limit, so a test can still release what the import waits on.
+ */
+async function stopped(
+  running: ReturnType<typeof startCliProcess>,
+): Promise<number | string | null> {
+  running.child.kill('SIGTERM');
+  let guard: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      running.exited(),
+      new Promise<string>((resolve) => {
+        guard = setTimeout(() => resolve('still running after SIGTERM'), 10_000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(guard);
+  }
+}
+
 describe('cardsync orders import stopped while its writer sends nothing', () => {
   it('stops on SIGTERM with exit 4 while the pipe stays open and silent, importing nothing and leaving no mirror behind', async () => {
     const { env, db } = freshEnv();
@@ -134,17 +155,9 @@ describe('cardsync orders import stopped while its writer sends nothing', () => 
         error ? reject(error) : resolve(),
       ),
     );
-    running.child.kill('SIGTERM');
-    // A hang guard, not a time limit: the writer is closed only once the import has ended or
-    // clearly ignored the stop, so an import that waits for more bytes fails here.
-    let guard: NodeJS.Timeout | undefined;
-    const code = await Promise.race([
-      running.exited(),
-      new Promise<string>((resolve) => {
-        guard = setTimeout(() => resolve('still running after SIGTERM'), 10_000);
-      }),
-    ]);
-    clearTimeout(guard);
+    // The writer is closed only once the import has ended or clearly ignored the stop, so an
+    // import that waits for more bytes fails here.
+    const code = await stopped(running);
     books.end();
     await running.exited();
     expect(code, running.stderr()).toBe(4);
@@ -167,15 +180,7 @@ describe('cardsync orders import stopped while waiting for a FIFO to be opened b
       if (running.child.exitCode !== null) break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    running.child.kill('SIGTERM');
-    let guard: NodeJS.Timeout | undefined;
-    const code = await Promise.race([
-      running.exited(),
-      new Promise<string>((resolve) => {
-        guard = setTimeout(() => resolve('still running after SIGTERM'), 10_000);
-      }),
-    ]);
-    clearTimeout(guard);
+    const code = await stopped(running);
     // Opened and closed by a writer, should the import still wait for one (ENXIO: it is gone).
     try {
       closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
