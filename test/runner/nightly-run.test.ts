@@ -26,6 +26,20 @@ interface RunRow {
   finished_at: string | null;
 }
 
+/** A logger that counts the merchants synced so far ("merchant synced" lines). */
+function syncedCounter(): { logger: ReturnType<typeof createLogger>; synced: () => number } {
+  let synced = 0;
+  const logger = createLogger({
+    level: 'info',
+    destination: {
+      write: (line: string) => {
+        if (line.includes('"msg":"merchant synced"')) synced += 1;
+      },
+    },
+  });
+  return { logger, synced: () => synced };
+}
+
 describe('the nightly run on a world with planted anomalies', () => {
   let w: SyncWorld;
   let mirror: Mirror;
@@ -210,20 +224,12 @@ describe('the nightly run on a world with planted anomalies', () => {
   it('reconciles a run whose sync had ended when the stop came, instead of ending 0 without a report', async () => {
     // The stop arrives once every merchant is synced, before the run looks at its signal.
     const stop = new AbortController();
-    let synced = 0;
-    const watching = createLogger({
-      level: 'info',
-      destination: {
-        write: (line: string) => {
-          if (line.includes('"msg":"merchant synced"')) synced += 1;
-        },
-      },
-    });
+    const { logger: watching, synced } = syncedCounter();
     const run = await nightly(w, mirror.db, {
       logger: watching,
       signal: stop.signal,
       clock: () => {
-        if (synced === w.t.sandbox.merchants.length) stop.abort();
+        if (synced() === w.t.sandbox.merchants.length) stop.abort();
         return Date.now();
       },
     });
@@ -249,15 +255,7 @@ describe('the nightly run on a world with planted anomalies', () => {
     // The refused key outranked the stop: the run reconciled after the SIGTERM (which systemd's
     // TimeoutStopSec cuts short with a SIGKILL on a large mirror) and recorded exit 3, not 4.
     const stop = new AbortController();
-    let synced = 0;
-    const watching = createLogger({
-      level: 'info',
-      destination: {
-        write: (line: string) => {
-          if (line.includes('"msg":"merchant synced"')) synced += 1;
-        },
-      },
-    });
+    const { logger: watching, synced } = syncedCounter();
     const run = await nightly(
       w,
       mirror.db,
@@ -266,7 +264,7 @@ describe('the nightly run on a world with planted anomalies', () => {
         signal: stop.signal,
         // The stop comes while the second merchant syncs, after the first one's key was refused.
         clock: () => {
-          if (synced === 1) stop.abort();
+          if (synced() === 1) stop.abort();
           return Date.now();
         },
       },
