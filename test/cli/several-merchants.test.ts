@@ -86,6 +86,35 @@ describe('cardsync run with several merchants in one configuration', () => {
   }, 60_000);
 });
 
+/** The environment of a command that reads its one merchant from a config file alone. */
+function bareEnv(t: TestSandbox, db: string): Record<string, string> {
+  return {
+    ...sandboxCliEnv(t, db),
+    CARDSYNC_BASE_URL: '',
+    CARDSYNC_API_KEY: '',
+    CARDSYNC_CA_FILE: '',
+  };
+}
+
+/** A config file in `dir` whose one merchant, named `main`, reads `merchant` of `t`. */
+async function mainConfig(
+  t: TestSandbox,
+  dir: string,
+  merchant: TestSandbox['sandbox']['merchants'][number] | undefined,
+): Promise<string> {
+  const keyFile = join(dir, `${merchant!.merchantId}.key`);
+  await writeFile(keyFile, merchant!.apiKey, { mode: 0o600 });
+  const file = join(dir, `${merchant!.merchantId}.json`);
+  const entry = {
+    name: 'main',
+    baseUrl: t.sandbox.baseUrl,
+    apiKeyFile: keyFile,
+    caFile: t.sandbox.caFile,
+  };
+  await writeFile(file, JSON.stringify({ merchants: [entry] }));
+  return file;
+}
+
 describe('a configured name given to another merchant of the same upstream', () => {
   let t: TestSandbox;
   let dir: string;
@@ -102,25 +131,8 @@ describe('a configured name given to another merchant of the same upstream', () 
 
   it("journals the new merchant's order under its own id, never the id the name learnt", async () => {
     const db = join(dir, 'mirror.sqlite');
-    const env = {
-      ...sandboxCliEnv(t, db),
-      CARDSYNC_BASE_URL: '',
-      CARDSYNC_API_KEY: '',
-      CARDSYNC_CA_FILE: '',
-    };
-    const config = async (merchant: number) => {
-      const keyFile = join(dir, `main-${merchant}.key`);
-      await writeFile(keyFile, t.sandbox.merchants[merchant]!.apiKey, { mode: 0o600 });
-      const file = join(dir, `main-${merchant}.json`);
-      const entry = {
-        name: 'main',
-        baseUrl: t.sandbox.baseUrl,
-        apiKeyFile: keyFile,
-        caFile: t.sandbox.caFile,
-      };
-      await writeFile(file, JSON.stringify({ merchants: [entry] }));
-      return file;
-    };
+    const env = bareEnv(t, db);
+    const config = (merchant: number) => mainConfig(t, dir, t.sandbox.merchants[merchant]);
     const synced = await runCliProcess(['sync', '--config', await config(0)], env);
     expect(synced.code, synced.stderr).toBe(0);
     // The name `main` now reads the second merchant, of the same upstream.
@@ -170,29 +182,12 @@ describe('a configured name that read one merchant and now reads another, both w
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const envOf = (db: string) => ({
-    ...sandboxCliEnv(t, db),
-    CARDSYNC_BASE_URL: '',
-    CARDSYNC_API_KEY: '',
-    CARDSYNC_CA_FILE: '',
-  });
   /** The two merchants, the one read first sorting first, whichever way their ids sort. */
   const merchants = () =>
     [...t.sandbox.merchants].sort((a, b) => (a.merchantId < b.merchantId ? -1 : 1));
-  /** A configuration whose one merchant, named `main`, reads `merchant`. */
-  const config = async (merchant: (typeof t.sandbox.merchants)[number] | undefined) => {
-    const keyFile = join(dir, `${merchant!.merchantId}.key`);
-    await writeFile(keyFile, merchant!.apiKey, { mode: 0o600 });
-    const file = join(dir, `${merchant!.merchantId}.json`);
-    const entry = {
-      name: 'main',
-      baseUrl: t.sandbox.baseUrl,
-      apiKeyFile: keyFile,
-      caFile: t.sandbox.caFile,
-    };
-    await writeFile(file, JSON.stringify({ merchants: [entry] }));
-    return file;
-  };
+  const envOf = (db: string) => bareEnv(t, db);
+  const config = (merchant: TestSandbox['sandbox']['merchants'][number] | undefined) =>
+    mainConfig(t, dir, merchant);
 
   it('imports a journal into the books of the merchant the name reads now, not the one it read before', async () => {
     const db = join(dir, 'mirror.sqlite');
