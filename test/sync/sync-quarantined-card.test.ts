@@ -1,25 +1,54 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
+import type { Card } from '../../src/contract/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { breakRecords } from '../support/malformed-records.js';
 import { compareMirror } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
-/** The real client, with one card's record failing the contract (a status the enum lacks). */
-function expiring(api: CardIssuingClient, cardId: string): SyncApi {
+/**
+ * The real client, with the record of card `cardId` failing the contract: sent as `raw` makes of
+ * it, for `reason`.
+ */
+function breakingCard(
+  api: CardIssuingClient,
+  cardId: string,
+  raw: (card: Card) => Record<string, unknown>,
+  reason: string,
+): SyncApi {
   return {
     ...syncApiOf(api),
     listCards: async (query, options) => {
       const page = await api.listCards(query, options);
       breakRecords(page, 'listCards', (card) =>
-        card.cardId === cardId
-          ? { raw: { ...card, status: 'EXPIRED' }, reason: '/status must be one of' }
-          : undefined,
+        card.cardId === cardId ? { raw: raw(card), reason } : undefined,
       );
       return page;
     },
   };
+}
+
+/** The real client, with one card's record failing the contract (a status the enum lacks). */
+function expiring(api: CardIssuingClient, cardId: string): SyncApi {
+  return breakingCard(
+    api,
+    cardId,
+    (card) => ({ ...card, status: 'EXPIRED' }),
+    '/status must be one of',
+  );
+}
+
+/** One of the sandbox's cards with its secrets, the `offset`-th newest. */
+function cardWithSecrets(
+  w: SyncWorld,
+  offset: number,
+): { id: string; number: string; cvv: string } {
+  return w.t.sandbox.context.store.db
+    .prepare(
+      'SELECT card_id AS id, card_number AS number, cvv FROM cards ORDER BY created_at DESC LIMIT 1 OFFSET ?',
+    )
+    .get(offset) as { id: string; number: string; cvv: string };
 }
 
 describe('a card that arrives malformed', () => {
@@ -55,32 +84,19 @@ describe('a card that arrives malformed', () => {
   });
 
   it('is kept without the card number or CVV it carried, while its other fields stay', async () => {
-    const store = w.t.sandbox.context.store.db;
-    const card = store
-      .prepare(
-        'SELECT card_id AS id, card_number AS number, cvv FROM cards ORDER BY created_at DESC LIMIT 1',
-      )
-      .get() as { id: string; number: string; cvv: string };
+    const card = cardWithSecrets(w, 0);
     const result = await w.sync({
-      wrapApi: (api) => ({
-        ...syncApiOf(api),
-        listCards: async (query, options) => {
-          const page = await api.listCards(query, options);
-          breakRecords(page, 'listCards', (c) =>
-            c.cardId === card.id
-              ? {
-                  raw: {
-                    ...c,
-                    lastFour: card.number,
-                    sensitive: { cardNumber: card.number, cvv: card.cvv },
-                  },
-                  reason: `/lastFour ${card.number} must match pattern "^[0-9]{4}$"`,
-                }
-              : undefined,
-          );
-          return page;
-        },
-      }),
+      wrapApi: (api) =>
+        breakingCard(
+          api,
+          card.id,
+          (c) => ({
+            ...c,
+            lastFour: card.number,
+            sensitive: { cardNumber: card.number, cvv: card.cvv },
+          }),
+          `/lastFour ${card.number} must match pattern "^[0-9]{4}$"`,
+        ),
     });
     expect(result.merchants[0]!.cards.quarantined).toBe(1);
     const mirror = w.openMirror();
@@ -103,33 +119,15 @@ describe('a card that arrives malformed', () => {
   });
 
   it('is kept without a card number sent as a JSON number under pan, nor a CVV under securityCode', async () => {
-    const store = w.t.sandbox.context.store.db;
-    const card = store
-      .prepare(
-        'SELECT card_id AS id, card_number AS number, cvv FROM cards ORDER BY created_at DESC LIMIT 1 OFFSET 1',
-      )
-      .get() as { id: string; number: string; cvv: string };
+    const card = cardWithSecrets(w, 1);
     const result = await w.sync({
-      wrapApi: (api) => ({
-        ...syncApiOf(api),
-        listCards: async (query, options) => {
-          const page = await api.listCards(query, options);
-          breakRecords(page, 'listCards', (c) =>
-            c.cardId === card.id
-              ? {
-                  raw: {
-                    ...c,
-                    status: 'EXPIRED',
-                    pan: Number(card.number),
-                    securityCode: card.cvv,
-                  },
-                  reason: '/status must be one of',
-                }
-              : undefined,
-          );
-          return page;
-        },
-      }),
+      wrapApi: (api) =>
+        breakingCard(
+          api,
+          card.id,
+          (c) => ({ ...c, status: 'EXPIRED', pan: Number(card.number), securityCode: card.cvv }),
+          '/status must be one of',
+        ),
     });
     expect(result.merchants[0]!.cards.quarantined).toBe(1);
     const mirror = w.openMirror();
