@@ -15,7 +15,12 @@ export type UpstreamErrorCode =
   /** One record failed validation: see {@link MalformedRecordError}. */
   | 'UPSTREAM_MALFORMED_RECORD'
   /** The caller's AbortSignal fired. */
-  | 'UPSTREAM_ABORTED';
+  | 'UPSTREAM_ABORTED'
+  /**
+   * The key reads another merchant than the configuration names: the first page of its cards
+   * carries none of the configured `merchantId`. Raised by the sync, not the client.
+   */
+  | 'UPSTREAM_OTHER_MERCHANT';
 
 /** Details of an {@link UpstreamError} besides its code and message. */
 export interface UpstreamErrorDetails {

@@ -44,7 +44,10 @@ export function runExitMessage(
     : 'not reconciled';
   switch (result.exitCode) {
     case EXIT.UNAUTHORIZED:
-      return `${refusedKeyMessage(merchants.find((m) => m.name === stopped?.source))}; ${reconciled}`;
+      return `${refusedKeyMessage(
+        merchants.find((m) => m.name === stopped?.source),
+        stopped?.error,
+      )}; ${reconciled}`;
     case EXIT.SYNC_INCOMPLETE:
       return result.sync.outcome === 'interrupted'
         ? `run interrupted; finished windows are committed and the next run resumes; ${reconciled}`

@@ -35,7 +35,9 @@ function merchantsNotDone(merchants: readonly MerchantOutcome[]): string | null 
       const why = m.error?.message;
       switch (m.outcome) {
         case 'unauthorized':
-          return `the upstream refused the key of ${m.source}; its data was not refreshed`;
+          return m.error?.code === 'UPSTREAM_OTHER_MERCHANT'
+            ? `the key of ${m.source} reads another merchant than its configured merchantId; its data was not refreshed`
+            : `the upstream refused the key of ${m.source}; its data was not refreshed`;
         case 'interrupted':
           return `sync of ${m.source} interrupted; the mirror holds what was fetched`;
         default:

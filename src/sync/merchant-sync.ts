@@ -75,6 +75,8 @@ export async function syncMerchant(
       options.merchantId === undefined
         ? knownMerchantId(context, firstPage.pagination.total > 0)
         : undefined;
+    if (options.merchantId !== undefined)
+      checkConfiguredMerchant(options.merchantId, firstPage.records);
     const merchantId =
       options.merchantId ?? merchantOfPage(firstPage.records, known) ?? known ?? provisional;
     result.merchantId = merchantId;
@@ -211,7 +213,9 @@ export async function syncMerchant(
 
 function outcomeOf(error: unknown, signal: AbortSignal): SyncOutcome {
   if (error instanceof UpstreamError) {
-    if (error.code === 'UPSTREAM_UNAUTHORIZED') return 'unauthorized';
+    // A key reading another merchant than the configured one is not this merchant's key either.
+    if (error.code === 'UPSTREAM_UNAUTHORIZED' || error.code === 'UPSTREAM_OTHER_MERCHANT')
+      return 'unauthorized';
     if (error.code === 'UPSTREAM_ABORTED' || signal.aborted) return 'interrupted';
     return 'incomplete';
   }
@@ -236,6 +240,23 @@ function knownMerchantId(context: MerchantSyncContext, listed: boolean): string 
     | { merchantId: string; carded: number }
     | undefined;
   return row && (listed || row.carded === 0) ? row.merchantId : undefined;
+}
+
+/**
+ * Refuse to sync under `configured` (the configuration's `merchantId`) a key whose first page of
+ * cards carries only other merchants' ids: every card would be quarantined as another merchant's
+ * and its transactions mirrored under the configured id, another merchant's perhaps (an entry
+ * copied and one value missed), while the run ended well.
+ * @throws UpstreamError UPSTREAM_OTHER_MERCHANT naming both ids.
+ */
+function checkConfiguredMerchant(configured: string, cards: readonly Card[]): void {
+  const read = merchantOfPage(cards, configured);
+  if (read === undefined || read === configured) return;
+  throw new UpstreamError(
+    'UPSTREAM_OTHER_MERCHANT',
+    `the key reads merchant ${read}, not the merchantId the configuration gives it (${configured})`,
+    { operation: 'listCards', attempts: 1 },
+  );
 }
 
 /**

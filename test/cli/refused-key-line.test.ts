@@ -1,8 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMirror } from '../../src/mirror/open-mirror.js';
 import { runCliProcess } from '../support/cli-process.js';
-import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
+import { type JobFixture, messageLines, readCsv, startJobFixture } from './job-fixture.js';
 
 describe('a night on which one merchant’s upstream failed and another’s key was refused', () => {
   let f: JobFixture;
@@ -58,4 +59,83 @@ describe('a night on which one merchant’s upstream failed and another’s key 
         /^cardsync: the upstream refused the key of us \(401\), read from the file merchants\[1\]\.apiKeyFile names/,
       );
     }, 60_000);
+});
+
+describe('a merchant whose configured merchantId is not the one its key reads', () => {
+  let f: JobFixture;
+  let config: string;
+  const bare = () => ({
+    ...f.env,
+    CARDSYNC_BASE_URL: '',
+    CARDSYNC_API_KEY: '',
+    CARDSYNC_CA_FILE: '',
+    CARDSYNC_MERCHANT_ID: '',
+  });
+
+  beforeAll(async () => {
+    f = await startJobFixture({
+      seed: 'merchant-id-mismatch',
+      merchants: 2,
+      world: { cards: 10, transactions: 60, days: 5, anomaliesPerCode: 0 },
+    });
+    // `us` holds its own key, but the merchantId of `eu` (an entry copied, one value missed).
+    const [eu, us] = f.t.sandbox.merchants;
+    const keyFile = (name: string) => join(f.dir, `${name}.key`);
+    await writeFile(keyFile('eu'), eu!.apiKey);
+    await writeFile(keyFile('us'), us!.apiKey);
+    config = join(f.dir, 'mismatch.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        merchants: ['eu', 'us'].map((name) => ({
+          name,
+          baseUrl: f.t.sandbox.baseUrl,
+          apiKeyFile: keyFile(name),
+          caFile: f.t.sandbox.caFile,
+          ...(name === 'us' ? { merchantId: eu!.merchantId } : {}),
+        })),
+      }),
+    );
+  }, 60_000);
+  afterAll(async () => f?.close());
+
+  it('`cardsync sync` exits 3 naming both ids, and writes nothing of that key’s merchant under the configured id', async () => {
+    const [eu, us] = f.t.sandbox.merchants;
+    const result = await runCliProcess(['sync', '--config', config], bare());
+    expect(result.code, result.stderr).toBe(3);
+    const [line] = messageLines(result.stderr);
+    expect(line).toBe(
+      `cardsync: the key of us, read from the file merchants[1].apiKeyFile names, reads merchant ${us!.merchantId}, not the merchantId the configuration gives it (${eu!.merchantId})`,
+    );
+    const mirror = openMirror(f.db);
+    try {
+      // Before: every card of `us` quarantined as another merchant's, its transactions kept
+      // under the id of `eu`, cards and all unknown to it.
+      const count = (sql: string) => mirror.db.prepare(sql).pluck().get();
+      expect(count('SELECT count(*) FROM quarantine')).toBe(0);
+      expect(
+        count(
+          'SELECT count(*) FROM transactions t WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.card_id = t.card_id)',
+        ),
+      ).toBe(0);
+      expect(count('SELECT count(*) FROM cards')).toBeGreaterThan(0);
+    } finally {
+      await mirror.close();
+    }
+  }, 60_000);
+
+  it('`cardsync run` exits 3 likewise, and its summary.csv says whose data was not refreshed', async () => {
+    const [eu, us] = f.t.sandbox.merchants;
+    const result = await runCliProcess(['run', '--config', config], bare());
+    expect(result.code, result.stderr).toBe(3);
+    expect(messageLines(result.stderr)[0]).toMatch(
+      `cardsync: the key of us, read from the file merchants[1].apiKeyFile names, reads merchant ${us!.merchantId}, not the merchantId the configuration gives it (${eu!.merchantId}); the reconciliation ran`,
+    );
+    const summary = readCsv(join(f.reportsDir, 'latest', 'summary.csv'));
+    expect(summary.find((r) => r.measure === 'data_complete')).toMatchObject({
+      reason:
+        'the key of us reads another merchant than its configured merchantId; its data was not refreshed',
+      value: 'false',
+    });
+  }, 60_000);
 });

@@ -105,7 +105,10 @@ function outcomeMessage(result: SyncResult, merchants: readonly MerchantSource[]
   const stopped = stoppedMerchant(result);
   switch (result.outcome) {
     case 'unauthorized':
-      return refusedKeyMessage(merchants.find((m) => m.name === stopped?.source));
+      return refusedKeyMessage(
+        merchants.find((m) => m.name === stopped?.source),
+        stopped?.error,
+      );
     case 'interrupted':
       return 'sync interrupted; finished windows are committed and the next run resumes';
     case 'incomplete':
