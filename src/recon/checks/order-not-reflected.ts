@@ -15,18 +15,21 @@ const TIMING = `WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
 const READ_TOO_SOON =
   'card last read before the order was past grace (its sync failed on the cards): its status may not show it';
 
-/** The card's orders of `kinds` (SQL list) after order `j` in journal order, bar those refused. */
-function laterOrders(kinds: string): string {
-  return `SELECT 1 FROM journal x
-             WHERE x.card_id = j.card_id AND x.kind IN (${kinds}) AND x.state <> 'REJECTED'
-               AND (x.submitted_at > j.submitted_at OR (x.submitted_at = j.submitted_at AND x.seq > j.seq))`;
-}
-
-/** The card's FREEZE, UNFREEZE and CANCEL orders after order `j`, bar those refused. */
-const LATER_SWITCH = laterOrders("'FREEZE', 'UNFREEZE', 'CANCEL'");
-
 /** Order `x` was sent and no answer is known yet: it may never have reached the upstream. */
 const AWAITING = `(x.state = 'SUBMITTED' AND x.order_no IS NULL)`;
+
+/**
+ * Of each FREEZE, UNFREEZE or CANCEL, how many of its card's such orders the upstream did not
+ * reject follow it in journal order: answered ones (`later_answered`), ones still awaiting their
+ * answer (`later_awaiting`) and CANCELs (`later_cancels`); none without a card. Counted in one
+ * pass over the card's orders, its rows after the current one: looking the later orders up for
+ * each order instead read a card's whole history per order, and a card with 20,000 FREEZE and
+ * UNFREEZE orders took minutes.
+ */
+function laterSwitchCount(condition: string): string {
+  return `CASE WHEN x.card_id IS NULL THEN 0
+           ELSE count(CASE WHEN x.state <> 'REJECTED' AND ${condition} THEN 1 END) OVER later END`;
+}
 
 const CANDIDATES = `${JOURNAL_CTE},
 ${QUARANTINED_CTE},
@@ -36,12 +39,21 @@ ${QUARANTINED_CTE},
 -- does any such CANCEL after the latest. One still awaiting its answer (SUBMITTED, no orderNo)
 -- may never have reached the upstream: an order it alone follows is left undecided, neither
 -- judged nor cleared, until \`orders settle\` learns its fate.
+switch_orders AS (
+  SELECT x.*,
+         ${laterSwitchCount(`NOT ${AWAITING}`)} AS later_answered,
+         ${laterSwitchCount(AWAITING)} AS later_awaiting,
+         ${laterSwitchCount("x.kind = 'CANCEL'")} AS later_cancels
+  FROM journal x WHERE x.kind IN ('FREEZE', 'UNFREEZE', 'CANCEL')
+  WINDOW later AS (PARTITION BY x.card_id ORDER BY x.submitted_at, x.seq
+                   ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
+),
 switches AS (
   SELECT j.*,
          CASE WHEN j.state <> 'REJECTED' THEN row_number() OVER (
            PARTITION BY j.card_id, j.state = 'REJECTED' ORDER BY j.submitted_at DESC, j.seq DESC)
          END AS recency
-  FROM journal j WHERE j.kind IN ('FREEZE', 'UNFREEZE')
+  FROM switch_orders j WHERE j.kind IN ('FREEZE', 'UNFREEZE')
 ),
 candidates AS (
   SELECT j.order_no, j.merchant_order_no, j.kind, j.card_id, j.amount, j.currency,
@@ -63,8 +75,7 @@ candidates AS (
            WHEN j.unlinkable IS NOT NULL THEN j.unlinkable
            WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
            WHEN j.card_id IS NULL THEN 'no card named'
-           WHEN NOT EXISTS (${LATER_SWITCH} AND NOT ${AWAITING})
-             AND EXISTS (${LATER_SWITCH} AND ${AWAITING})
+           WHEN j.later_answered = 0 AND j.later_awaiting > 0
              THEN 'a later FREEZE, UNFREEZE or CANCEL of the card awaits its answer'
            WHEN j.recency > 1 THEN NULL
            ${TIMING}
@@ -76,7 +87,7 @@ candidates AS (
          END,
          j.recency = 1
            AND c.status IS NOT (CASE j.kind WHEN 'FREEZE' THEN 'FROZEN' ELSE 'ACTIVE' END)
-           AND NOT EXISTS (${laterOrders("'CANCEL'")})
+           AND j.later_cancels = 0
   FROM switches j
   LEFT JOIN cards c ON c.card_id = j.card_id AND c.merchant_id = @merchantId
 )`;
