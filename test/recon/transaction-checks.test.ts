@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/recon/finding-identity.js';
 import { useTempMirrors } from '../mirror/mirror-fixtures.js';
+import { perRowReadsOf, plansDuring } from './support/query-plans.js';
 import { coverageOf, lines, runOn } from './support/run-one.js';
 import {
   DAY,
@@ -256,6 +257,29 @@ describe('ACTIVITY_ON_INACTIVE_CARD', () => {
     );
     expect(results.findings).toHaveLength(3);
     expect(coverageOf(results, CODE).examined).toEqual({ transactions: 5 });
+  });
+
+  it("judges a card's transactions against its FREEZE, UNFREEZE and CANCEL orders in one pass", () => {
+    // A card frozen and unfrozen 2,000 times took 8 s for 100 purchases (16 times as long for
+    // twice the orders): each purchase sought its stop among all the card's FREEZE and CANCEL
+    // orders, and for each of those, an UNFREEZE among all the card's UNFREEZE orders.
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const frozenAt = shift(HISTORY_AT, DAY);
+    card.switchTo('FREEZE', frozenAt);
+    card.switchTo('UNFREEZE', shift(frozenAt, HOUR));
+    const freeze = card.switchTo('FREEZE', shift(frozenAt, 2 * HOUR));
+    card.activity({ amount: '1.00', createdAt: shift(frozenAt, 2 * HOUR - MINUTE) });
+    const during = card.activity({ amount: '1.00', createdAt: shift(frozenAt, 4 * HOUR) });
+    card.write();
+    let results: ReturnType<typeof runOn> | undefined;
+    const plans = plansDuring(l.db, () => {
+      results = runOn(l, [CODE]);
+    });
+    expect(results?.findings.map((f) => [f.transactionId, f.orderNo])).toEqual([
+      [during.transactionId, freeze.orderNo],
+    ]);
+    expect(perRowReadsOf(plans)).toEqual([]);
   });
 });
 

@@ -16,46 +16,24 @@ const AWAITING_REASON =
  * asks for activity created before the next UNFREEZE, and that is not before it). Orders of one
  * instant are taken in journal order (`seq`), as ORDER_NOT_REFLECTED takes them: a file with
  * times to the second may hold a FREEZE and the UNFREEZE after it in one second, and the card
- * was active again after both. Only the cards with a FREEZE or a CANCEL can have one, so only
- * their transactions are read: found by `transactions_by_card`, read in rowid order (`rowid IN`
- * walks the rowids sorted), which halves the time of reading them in index order.
- */
-/**
- * The `seq` of the earliest order that had stopped transaction `t`'s card more than `grace`
- * before it was created, counting orders still awaiting their answer (SUBMITTED, no orderNo)
- * as stops or restarts only where `awaiting` says so.
- */
-function stopOf(awaiting: { stops: boolean; restarts: boolean }): string {
-  return `(SELECT s.seq FROM stops s
-          WHERE s.card_id = t.card_id AND s.kind IN ('FREEZE', 'CANCEL')
-            ${awaiting.stops ? '' : 'AND NOT s.awaiting'}
-            AND ${epochMsSql('t.created_at')} - s.at_ms > @graceMs
-            AND (s.kind = 'CANCEL' OR NOT EXISTS (
-              SELECT 1 FROM stops u
-              WHERE u.card_id = s.card_id AND u.kind = 'UNFREEZE'
-                ${awaiting.restarts ? '' : 'AND NOT u.awaiting'}
-                AND (u.submitted_at > s.submitted_at
-                  OR (u.submitted_at = s.submitted_at AND u.seq > s.seq))
-                AND u.submitted_at <= t.created_at))
-          ORDER BY s.submitted_at, s.seq LIMIT 1)`;
-}
-
-/**
- * For each non-DECLINED PURCHASE or VERIFICATION, the earliest journal order that had stopped
- * its card more than `grace` before it was created: a CANCEL, or a FREEZE with no UNFREEZE
- * submitted between the two, one submitted in the transaction's own instant included (section 6
- * asks for activity created before the next UNFREEZE, and that is not before it). Orders of one
- * instant are taken in journal order (`seq`), as ORDER_NOT_REFLECTED takes them: a file with
- * times to the second may hold a FREEZE and the UNFREEZE after it in one second, and the card
  * was active again after both. An order still awaiting its answer may or may not have reached
  * the upstream: such a FREEZE or CANCEL does not stop the card and such an UNFREEZE restarts it,
  * so what is reported holds either way, and a transaction that one of them could make a finding
- * (were it taken, or were it lost) is `undecided`, its finding kept open. Only the cards with a FREEZE or a CANCEL can have one, so only their
- * transactions are read: found by `transactions_by_card`, read in rowid order (`rowid IN` walks
- * the rowids sorted), which halves the time of reading them in index order.
+ * (were it taken, or were it lost) is `undecided`, its finding kept open. Only the cards with a
+ * FREEZE or a CANCEL can have one, so only their transactions are read: found by
+ * `transactions_by_card`, read in rowid order (`rowid IN` walks the rowids sorted), which halves
+ * the time of reading them in index order.
+ *
+ * A stop still holds at a transaction when it ends after it: a FREEZE at the first UNFREEZE
+ * after it (`restarted_at`, or `answered_restarted_at` counting only UNFREEZEs answered), a
+ * CANCEL never. Taken in one pass per card, from the latest end down, each transaction meets
+ * exactly the stops that still hold at it, and the earliest of them (`ord`, the card's orders in
+ * journal order) is its stop if more than grace before it. Seeking it per transaction instead,
+ * among the card's stops and each against the card's UNFREEZEs, took minutes for a card frozen
+ * and unfrozen thousands of times.
  */
 const ACTIVITY = `${JOURNAL_CTE},
-stops AS MATERIALIZED (
+stop_orders AS (
   SELECT seq, card_id, kind, submitted_at, ${epochMsSql('submitted_at')} AS at_ms,
          state = 'SUBMITTED' AND order_no IS NULL AS awaiting
   FROM journal
@@ -68,30 +46,67 @@ stops AS MATERIALIZED (
           AND (unlinkable IS NULL OR state IN ('ACCEPTED', 'SUBMITTED')))
       OR (kind = 'UNFREEZE' AND state <> 'REJECTED'))
 ),
+stops AS MATERIALIZED (
+  SELECT seq, card_id, kind, submitted_at, at_ms, awaiting,
+         row_number() OVER (PARTITION BY card_id ORDER BY submitted_at, seq) AS ord,
+         min(CASE WHEN kind = 'UNFREEZE' THEN submitted_at END) OVER later AS restarted_at,
+         min(CASE WHEN kind = 'UNFREEZE' AND NOT awaiting THEN submitted_at END) OVER later
+           AS answered_restarted_at
+  FROM stop_orders
+  WINDOW later AS (PARTITION BY card_id ORDER BY submitted_at DESC, seq DESC
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
 stopped AS MATERIALIZED (
   SELECT DISTINCT card_id FROM stops WHERE kind IN ('FREEZE', 'CANCEL')
 ),
-awaiting_cards AS MATERIALIZED (
-  SELECT DISTINCT card_id FROM stops WHERE awaiting
+-- Per transaction, the \`ord\` of the earliest stop that still holds at it: of the stops
+-- answered, UNFREEZEs awaiting their answer ending them (\`answered_stop\`, what is reported);
+-- of all stops (\`any_stop\`); of the stops answered, ended by the UNFREEZEs answered only
+-- (\`answered_only\`). Where a stop ends in a transaction's instant, the transaction comes first.
+first_stops AS MATERIALIZED (
+  SELECT txn_rowid, card_id, created_at,
+         min(CASE WHEN NOT awaiting THEN ord END) OVER by_end AS answered_stop,
+         min(ord) OVER by_end AS any_stop,
+         min(CASE WHEN NOT awaiting THEN ord END) OVER by_answered_end AS answered_only
+  FROM (
+    SELECT NULL AS txn_rowid, card_id, NULL AS created_at, ord, awaiting,
+           CASE WHEN kind = 'FREEZE' THEN restarted_at END AS ends_at,
+           CASE WHEN kind = 'FREEZE' THEN answered_restarted_at END AS answered_ends_at
+    FROM stops WHERE kind IN ('FREEZE', 'CANCEL')
+    UNION ALL
+    SELECT t.rowid, t.card_id, t.created_at, NULL, NULL, t.created_at, t.created_at
+    FROM transactions t
+    WHERE t.rowid IN (
+        SELECT u.rowid FROM stopped x CROSS JOIN transactions u WHERE u.card_id = x.card_id)
+      AND t.merchant_id = @merchantId AND t.type IN ('PURCHASE', 'VERIFICATION')
+      AND t.status <> 'DECLINED'
+  )
+  WINDOW by_end AS (PARTITION BY card_id ORDER BY ends_at DESC NULLS FIRST,
+                      txn_rowid IS NOT NULL DESC ROWS UNBOUNDED PRECEDING),
+         by_answered_end AS (PARTITION BY card_id ORDER BY answered_ends_at DESC NULLS FIRST,
+                               txn_rowid IS NOT NULL DESC ROWS UNBOUNDED PRECEDING)
+),
+-- The \`seq\` of each such stop when it was more than grace before the transaction, else NULL.
+stop_seqs AS (
+  SELECT f.txn_rowid, a.seq AS stop_seq, b.seq AS any_stop_seq, c.seq AS answered_only_seq
+  FROM first_stops f
+  LEFT JOIN stops a ON a.card_id = f.card_id AND a.ord = f.answered_stop
+    AND ${epochMsSql('f.created_at')} - a.at_ms > @graceMs
+  LEFT JOIN stops b ON b.card_id = f.card_id AND b.ord = f.any_stop
+    AND ${epochMsSql('f.created_at')} - b.at_ms > @graceMs
+  LEFT JOIN stops c ON c.card_id = f.card_id AND c.ord = f.answered_only
+    AND ${epochMsSql('f.created_at')} - c.at_ms > @graceMs
+  WHERE f.txn_rowid IS NOT NULL
 ),
 activity AS (
   SELECT t.transaction_id, t.card_id, t.trade_no, t.type, t.amount, t.amount_minor, t.currency,
-         t.created_at, ${stopOf({ stops: false, restarts: true })} AS stop_seq
-  FROM transactions t
-  WHERE t.rowid IN (
-      SELECT u.rowid FROM stopped x CROSS JOIN transactions u WHERE u.card_id = x.card_id)
-    AND t.merchant_id = @merchantId AND t.type IN ('PURCHASE', 'VERIFICATION')
-    AND t.status <> 'DECLINED'
+         t.created_at, s.stop_seq
+  FROM stop_seqs s CROSS JOIN transactions t ON t.rowid = s.txn_rowid
 ),
+-- Only a card with an order awaiting its answer can have the three differ.
 undecided AS (
-  SELECT t.transaction_id FROM transactions t
-  WHERE t.rowid IN (
-      SELECT u.rowid FROM awaiting_cards x CROSS JOIN transactions u WHERE u.card_id = x.card_id)
-    AND t.merchant_id = @merchantId AND t.type IN ('PURCHASE', 'VERIFICATION')
-    AND t.status <> 'DECLINED'
-    AND ${stopOf({ stops: false, restarts: true })} IS NULL
-    AND (${stopOf({ stops: true, restarts: true })} IS NOT NULL
-      OR ${stopOf({ stops: false, restarts: false })} IS NOT NULL)
+  SELECT t.transaction_id FROM stop_seqs s CROSS JOIN transactions t ON t.rowid = s.txn_rowid
+  WHERE s.stop_seq IS NULL AND (s.any_stop_seq IS NOT NULL OR s.answered_only_seq IS NOT NULL)
 )`;
 
 /**
