@@ -111,6 +111,10 @@ const JOURNAL = [
   `DROP TABLE ${FEE_RECORDS_TABLE}`,
   // ORDER_NOT_REFLECTED looks up a card's orders by kind: without it, minutes at scale.
   'CREATE INDEX temp.recon_journal_by_card ON recon_journal (card_id, kind)',
+  // CARD_BALANCE_MISMATCH looks up the order of each transaction mirrored after its card's read
+  // (a first sync's whole history) by its FEE record: without it, a read of the whole journal
+  // per transaction, 45 s for a card of 2,000 with 400,000 orders.
+  'CREATE INDEX temp.recon_journal_by_fee ON recon_journal (fee_id) WHERE fee_id IS NOT NULL',
 ];
 
 const CARD_TRANSACTIONS = [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTempMirrors } from '../mirror/mirror-fixtures.js';
+import { perRowReadsOf, plansDuring } from './support/query-plans.js';
 import { coverageOf, lines, runOn } from './support/run-one.js';
 import {
   DAY,
@@ -381,6 +382,46 @@ describe('CARD_BALANCE_MISMATCH', () => {
       expect(lines(runOn(l, [CODE]))).toEqual([]);
       card.write({ balance: '90.00' }, shift(READ_AT, DAY));
       expect(lines(runOn(l, [CODE]))).toHaveLength(1);
+    });
+
+    it('finds the journal order of each transaction mirrored after the read by its FEE record, not by reading the whole journal', () => {
+      // A first sync mirrors a card's whole history after its read: a card of 500 such
+      // transactions with a journal of 40,000 orders took 1.1 s, of 2,000 with 400,000 about 45 s,
+      // for each card with a difference.
+      const l = ledger();
+      const card = l.issue(l.offering(), { amount: '100.00' });
+      card.write();
+      // A deposit and a purchase both posted after the read: the balance shows neither.
+      const deposit = l.order({
+        kind: 'DEPOSIT',
+        cardId: card.cardId,
+        amount: '10.00',
+        submittedAt: shift(READ_AT, -HOUR),
+      });
+      l.transaction(
+        {
+          cardId: card.cardId,
+          tradeNo: deposit.orderNo as string,
+          type: 'FEE',
+          amount: '0.00',
+          createdAt: shift(READ_AT, -HOUR),
+        },
+        shift(READ_AT, MINUTE),
+      );
+      card.activity({ amount: '7.00', createdAt: shift(READ_AT, -HOUR) }, shift(READ_AT, MINUTE));
+      let results: ReturnType<typeof runOn> | undefined;
+      const plans = plansDuring(l.db, () => {
+        results = runOn(l, [CODE]);
+      });
+      expect(results && coverageOf(results, CODE).skipped).toEqual([
+        {
+          unit: 'cards',
+          reason:
+            'the difference is the effect of transactions created before the balance was read and first mirrored after it (posted late?): checked by the next run',
+          count: 1,
+        },
+      ]);
+      expect(perRowReadsOf(plans).filter((read) => /: SCAN /.test(read))).toEqual([]);
     });
 
     it('finds the one posted after the read among more than ten mirrored after it (a first sync), nearest the read first', () => {
