@@ -68,3 +68,18 @@ export function perRowReadsOf(plans: readonly PlanStep[][]): string[] {
   ];
   return plans.flatMap((plan) => plan.flatMap(found));
 }
+
+/**
+ * The loops that run inside another loop of the same query, as `outer > inner`: in a plan, each
+ * `SCAN` or `SEARCH` step runs once per row of the steps before it at its level.
+ */
+export function nestedLoopsOf(plans: readonly PlanStep[][]): string[] {
+  const nests = (steps: readonly PlanStep[]): string[] => {
+    const loops = steps.filter((s) => /^(SCAN|SEARCH)\b/.test(s.detail));
+    return [
+      ...loops.slice(1).map((inner, i) => `${loops[i]?.detail} > ${inner.detail}`),
+      ...steps.flatMap((s) => nests(s.steps)),
+    ];
+  };
+  return plans.flatMap(nests);
+}
