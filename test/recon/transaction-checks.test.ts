@@ -301,6 +301,30 @@ describe('ACTIVITY_ON_INACTIVE_CARD', () => {
     ]);
     expect(perRowReadsOf(plans)).toEqual([]);
   });
+
+  it('reports each of 200,000 purchases on a cancelled card, instead of failing the run', () => {
+    // A card the upstream kept charging after its CANCEL: the run died with 'Maximum call stack
+    // size exceeded', every other check's findings lost with it.
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const cancelledAt = shift(HISTORY_AT, DAY);
+    card.switchTo('CANCEL', cancelledAt);
+    card.write();
+    // Written in one statement: through the writer, 200,000 rows take half a minute.
+    const purchase = card.activity({ amount: '1.00', createdAt: shift(cancelledAt, 2 * HOUR) });
+    l.db
+      .prepare(
+        `WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 199999)
+         INSERT INTO transactions
+         SELECT t.transaction_id || '-' || n.i, t.merchant_id, t.card_id, t.trade_no || '-' || n.i,
+                t.type, t.status, t.amount, t.amount_minor, t.fee, t.fee_minor, t.currency,
+                t.merchant_name, t.created_at, t.first_seen_at, t.updated_at, t.updated_run_id
+         FROM transactions t CROSS JOIN n WHERE t.transaction_id = ?`,
+      )
+      .run(purchase.transactionId);
+    const results = runOn(l, [CODE]);
+    expect(results.findings).toHaveLength(200_000);
+  });
 });
 
 describe('ACTIVITY_ON_INACTIVE_CARD, the end of a freeze', () => {
