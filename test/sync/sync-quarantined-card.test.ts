@@ -147,4 +147,29 @@ describe('a card that arrives malformed', () => {
     for (const file of [w.mirrorFile, `${w.mirrorFile}-wal`].filter((f) => existsSync(f)))
       expect(readFileSync(file).includes(card.number)).toBe(false);
   });
+  it('starts the history even with 200,000 malformed cards held in quarantine', async () => {
+    const merchantId = w.t.sandbox.merchants[0]!.merchantId;
+    const mirror = w.openMirror();
+    try {
+      // Each is a card record the contract refused, still unresolved (an upstream that sent its
+      // whole list malformed, say): the history's start looks at their createdAt too.
+      mirror.db
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
+           INSERT INTO quarantine (merchant_id, resource, record_id, reason, raw_json, raw_sha256,
+             first_seen_at, last_seen_at, last_run_id)
+           SELECT @merchantId, 'cards', 'card_q' || i, '/status must be one of',
+                  json_object('cardId', 'card_q' || i, 'merchantId', @merchantId,
+                              'status', 'EXPIRED', 'createdAt', '2026-01-01T00:00:00.000Z'),
+                  'sha-' || i, '2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z', 'r-q'
+           FROM n`,
+        )
+        .run({ merchantId });
+    } finally {
+      await mirror.close();
+    }
+    const result = await w.sync();
+    expect(result.merchants[0]!.error).toBeNull();
+    expect(result.outcome).toBe('done');
+  }, 60_000);
 });
