@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { isMirrorBusy } from '../mirror/mirror-busy.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import type { ReconSettings } from '../recon/recon-settings.js';
 import { newRunId } from '../run-id.js';
@@ -6,7 +7,7 @@ import type { ProgressSink } from '../sync/progress-sink.js';
 import { runSync, type SyncSource } from '../sync/run-sync.js';
 import { stoppedMerchant } from '../sync/stopped-merchant.js';
 import type { SyncSettings } from '../sync/sync-context.js';
-import type { SyncOutcome, SyncResult } from '../sync/sync-result.js';
+import type { SyncExitCodes, SyncResult } from '../sync/sync-result.js';
 import { dataStatusOfSync } from './data-status.js';
 import { withMirrorLock } from './held-lock.js';
 import { linkedStop } from './linked-stop.js';
@@ -26,7 +27,7 @@ export interface NightlyRunOptions {
   readonly progress?: ProgressSink;
   readonly runId?: string;
   /** The exit code the sync records for each outcome (the CLI owns the numbers). */
-  readonly syncExitCodes: Readonly<Record<SyncOutcome, number>>;
+  readonly syncExitCodes: SyncExitCodes;
   /** Called once the sync has ended, before the reconciliation (which may still throw). */
   readonly onSynced?: (sync: SyncResult) => void;
   /** The exit code of the whole run, recorded in its row (the CLI owns the numbers). */
@@ -106,7 +107,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<NightlyRun
             runId,
             finishedAt: new Date(clock()).toISOString(),
             outcome: 'failed',
-            exitCode: 1,
+            exitCode: isMirrorBusy(error) ? options.syncExitCodes.busy : 1,
             summary: sync.merchants,
             error: `${RECONCILE_ERROR_PREFIX}${(error as Error).message}`,
           });

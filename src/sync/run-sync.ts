@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { dropCardIndexWhileEmpty } from '../mirror/card-index.js';
 import { keepLockFresh, releaseLock } from '../mirror/lock-heartbeat.js';
+import { isMirrorBusy } from '../mirror/mirror-busy.js';
 import { mirrorFailureOf } from '../mirror/mirror-failure.js';
 import { acquireMirrorLock, type MirrorLock } from '../mirror/mirror-lock.js';
 import { createMirrorWriters } from '../mirror/mirror-writers.js';
@@ -14,7 +15,7 @@ import { syncMerchant } from './merchant-sync.js';
 import { type ProgressSink, SILENT_PROGRESS } from './progress-sink.js';
 import { stoppedMerchant } from './stopped-merchant.js';
 import type { SyncApi, SyncSettings } from './sync-context.js';
-import type { MerchantSyncResult, SyncOutcome, SyncResult } from './sync-result.js';
+import type { MerchantSyncResult, SyncExitCodes, SyncOutcome, SyncResult } from './sync-result.js';
 import { isoTime } from './time-range.js';
 import { WriterThread } from './writer-thread-client.js';
 
@@ -39,7 +40,7 @@ export interface RunSyncOptions {
   /** The command recorded in `sync_runs` (`sync`, or `run` for the nightly job). */
   readonly command?: string;
   /** The exit code to record for each outcome (the CLI owns the numbers). */
-  readonly exitCodes: Readonly<Record<SyncOutcome, number>>;
+  readonly exitCodes: SyncExitCodes;
   /**
    * The mirror's lock, already taken by the caller under `runId` (the nightly `run` holds it
    * across sync and reconcile, so no other run slips in between): not taken nor released here.
@@ -51,7 +52,8 @@ export interface RunSyncOptions {
  * Make the mirror equal to the upstream for every source: take the single-writer lock, record
  * the run, sync each merchant, record how it ended, release the lock. Upstream failures end
  * in an outcome, never a throw; a mirror failure throws after recording the run (`incomplete`
- * when the mirror could not be written, as on a full disk: the next run resumes; else `failed`).
+ * when the mirror could not be written, as on a full disk, or another writer held it past the
+ * busy timeout: the next run resumes; else `failed`).
  * @throws MirrorError MIRROR_LOCKED when another run holds the lock.
  */
 export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
@@ -141,16 +143,18 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     });
     return result;
   } catch (error) {
-    // A mirror that could not be written (a full disk) left the sync incomplete: what landed is
-    // committed with its progress, and the next run resumes. Anything else is a failure.
+    // A mirror that could not be written (a full disk), or that another writer held past the
+    // busy timeout, left the sync incomplete: what landed is committed with its progress, and
+    // the next run resumes. Anything else is a failure.
     const unwritable = mirrorFailureOf(error)?.kind === 'unwritable';
+    const busy = isMirrorBusy(error);
     logger.error({ err: error }, unwritable ? 'the mirror could not be written' : 'sync failed');
     try {
       writers.runs.finish({
         runId,
         finishedAt: isoTime(clock()),
-        outcome: unwritable ? 'incomplete' : 'failed',
-        exitCode: unwritable ? options.exitCodes.incomplete : 1,
+        outcome: unwritable || busy ? 'incomplete' : 'failed',
+        exitCode: busy ? options.exitCodes.busy : unwritable ? options.exitCodes.incomplete : 1,
         summary: merchants,
         error: (error as Error).message,
       });

@@ -4,6 +4,12 @@ export type StepOutcome = 'done' | 'failed' | 'skipped';
 /** How one merchant's sync, or the whole run, ended. */
 export type SyncOutcome = 'done' | 'incomplete' | 'interrupted' | 'unauthorized';
 
+/**
+ * The exit code a run records for each sync outcome, and for `busy`: another writer held the
+ * mirror longer than its busy timeout (the CLI owns the numbers).
+ */
+export type SyncExitCodes = Readonly<Record<SyncOutcome | 'busy', number>>;
+
 /** Rows of one resource. */
 export interface ResourceCounts {
   outcome: StepOutcome;

@@ -2,9 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
-import { runCliProcess } from '../support/cli-process.js';
+import { runCliProcess, startCliProcess } from '../support/cli-process.js';
 import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
 
 const BUSY =
@@ -55,6 +55,54 @@ describe('a mirror held by another writer past the busy timeout', () => {
     }
     expect(existsSync(f.reportsDir) ? readdirSync(f.reportsDir) : []).toEqual([]);
   }, 30_000);
+
+  it('records exit 5 in sync_runs when another writer holds the mirror while the run syncs', async () => {
+    // Every answer is slow, so the run waits on the upstream with its lock taken and nothing
+    // being written when the other writer steps in.
+    f.t.sandbox.faults.replace([{ kind: 'latency', ms: 1_500 }]);
+    try {
+      const run = startCliProcess(['run'], f.env);
+      const reader = new Database(f.db, { readonly: true });
+      try {
+        await vi.waitFor(
+          () => expect(reader.prepare('SELECT 1 FROM run_lock').get()).toBeDefined(),
+          {
+            timeout: 10_000,
+            interval: 20,
+          },
+        );
+      } finally {
+        reader.close();
+      }
+      const other = new Database(f.db);
+      other.prepare('BEGIN IMMEDIATE').run();
+      try {
+        // Held past the run's busy timeout, and let go once the sync has given up, so that it
+        // can record how it ended.
+        await vi.waitFor(() => expect(run.stderr()).toContain('"msg":"sync failed"'), {
+          timeout: 20_000,
+          interval: 50,
+        });
+      } finally {
+        other.prepare('ROLLBACK').run();
+        other.close();
+      }
+      expect(await run.exited(), run.stderr()).toBe(5);
+      expect(messageLines(run.stderr())).toEqual([expect.stringMatching(BUSY)]);
+      const mirror = new Database(f.db, { readonly: true });
+      try {
+        expect(
+          mirror
+            .prepare("SELECT outcome, exit_code AS exitCode FROM sync_runs WHERE command = 'run'")
+            .all(),
+        ).toEqual([{ outcome: 'incomplete', exitCode: 5 }]);
+      } finally {
+        mirror.close();
+      }
+    } finally {
+      f.t.sandbox.faults.reset();
+    }
+  }, 40_000);
 
   it('ends with exit 5, not 2, when a new mirror waits on its migration', async () => {
     const fresh = join(f.dir, 'fresh.sqlite');

@@ -7,7 +7,7 @@ import { useTempMirrors } from '../mirror/mirror-fixtures.js';
 
 const temp = useTempMirrors();
 
-const EXIT_CODES = { done: 0, unauthorized: 3, incomplete: 4, interrupted: 4 };
+const EXIT_CODES = { done: 0, unauthorized: 3, incomplete: 4, interrupted: 4, busy: 5 };
 
 // The heartbeat is a timer: an error it threw escaped every try/catch of the run and ended the
 // process with a raw stack trace (a `sqlite3` shell holding the mirror past the busy timeout

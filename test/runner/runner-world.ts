@@ -15,7 +15,13 @@ import { type SyncWorld, TEST_SETTINGS } from '../support/sync-harness.js';
 export const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /** The sync's exit codes as the CLI records them. */
-export const SYNC_EXIT_CODES = { done: 0, unauthorized: 3, incomplete: 4, interrupted: 4 } as const;
+export const SYNC_EXIT_CODES = {
+  done: 0,
+  unauthorized: 3,
+  incomplete: 4,
+  interrupted: 4,
+  busy: 5,
+} as const;
 
 /** A small world with one of every plantable anomaly per merchant. */
 export const ANOMALOUS_WORLD = {

@@ -12,7 +12,7 @@ import type { SyncResult } from '../../src/sync/sync-result.js';
 import { startTestSandbox, type TestSandbox } from './test-sandbox.js';
 
 /** Exit codes as the CLI records them. */
-const EXIT_CODES = { done: 0, unauthorized: 3, incomplete: 4, interrupted: 4 } as const;
+const EXIT_CODES = { done: 0, unauthorized: 3, incomplete: 4, interrupted: 4, busy: 5 } as const;
 
 /** Settings small enough that a test world is split into many windows. */
 export const TEST_SETTINGS: SyncSettings = {

@@ -1,15 +1,16 @@
 import type { Command } from 'commander';
-import type { SyncOutcome } from '../../sync/sync-result.js';
+import type { SyncExitCodes } from '../../sync/sync-result.js';
 import type { CliIo } from '../cli-io.js';
 import { EXIT } from '../exit-codes.js';
 import { logLevelOption } from '../option-parsers.js';
 
 /** The exit code of each sync outcome (job-interface.md). */
-export const SYNC_EXIT_CODES: Readonly<Record<SyncOutcome, number>> = {
+export const SYNC_EXIT_CODES: SyncExitCodes = {
   done: EXIT.OK,
   unauthorized: EXIT.UNAUTHORIZED,
   incomplete: EXIT.SYNC_INCOMPLETE,
   interrupted: EXIT.SYNC_INCOMPLETE,
+  busy: EXIT.LOCKED,
 };
 
 /** The flags of `cardsync sync`, as commander gives them. */
