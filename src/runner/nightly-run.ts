@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { isMirrorBusy } from '../mirror/mirror-busy.js';
+import { MirrorError } from '../mirror/mirror-error.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import type { ReconSettings } from '../recon/recon-settings.js';
 import { newRunId } from '../run-id.js';
@@ -101,8 +102,11 @@ export async function runNightly(options: NightlyRunOptions): Promise<NightlyRun
             data: dataStatusOfSync(sync),
             logger: options.logger,
             clock,
+            holdsLock: () => lock.heartbeat(),
           });
         } catch (error) {
+          // The run's row is the new holder's to judge (it marked it crashed), not this run's.
+          if (error instanceof MirrorError && error.code === 'MIRROR_LOCKED') throw error;
           finishRun(db, {
             runId,
             finishedAt: new Date(clock()).toISOString(),

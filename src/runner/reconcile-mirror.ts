@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { MirrorError } from '../mirror/mirror-error.js';
 import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
 import { type Reconciliation, recordReconciliation } from '../recon/findings-store.js';
@@ -31,6 +32,12 @@ export interface ReconcileMirrorOptions {
   readonly data: DataStatus;
   readonly logger: Logger;
   readonly clock?: () => number;
+  /**
+   * Whether this run still holds the mirror lock, asked in the recording's transaction: a run
+   * suspended past the heartbeat's staleness (Ctrl-Z, a paused VM) was judged dead and its lock
+   * taken over, and its heartbeat timer may not have fired since it resumed.
+   */
+  readonly holdsLock?: () => boolean;
 }
 
 /** What one reconciliation found, recorded and reported. */
@@ -57,9 +64,11 @@ export interface ReconcileResult {
  * its report. The folder is announced in `pending_reports` before, so a crash between the
  * rename and the commit leaves a folder the next reconciliation removes: no report of a run
  * the store never recorded. `latest` moves after the commit; one that is not a symbolic link is
- * refused before anything is recorded. The caller holds the mirror lock.
+ * refused before anything is recorded. The caller holds the mirror lock; one it no longer holds
+ * ({@link ReconcileMirrorOptions.holdsLock}) records nothing.
  * @example const result = reconcileMirror({ db, runId, command: 'reconcile', settings, reportsDir, data, logger });
- * @throws ReportError when the folder or `latest` cannot be written.
+ * @throws ReportError when the folder or `latest` cannot be written; MirrorError MIRROR_LOCKED
+ *   when another run took the lock over.
  */
 export function reconcileMirror(options: ReconcileMirrorOptions): ReconcileResult {
   const clock = options.clock ?? Date.now;
@@ -81,6 +90,11 @@ export function reconcileMirror(options: ReconcileMirrorOptions): ReconcileResul
   try {
     reconciliation = db
       .transaction(() => {
+        if (options.holdsLock?.() === false)
+          throw new MirrorError(
+            'MIRROR_LOCKED',
+            'another run took over the lock on this mirror while this one was suspended; its reconciliation was not recorded',
+          );
         const recorded = recordReconciliation(db, { runId, at: reconciledAt, results });
         clearPendingReport(db, runId);
         const files = reportFiles({

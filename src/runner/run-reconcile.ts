@@ -26,7 +26,7 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
   const clock = options.clock ?? Date.now;
   const runId = options.runId ?? newRunId(clock());
   const { db } = options;
-  return withMirrorLock({ db, runId, logger: options.logger, clock }, () =>
+  return withMirrorLock({ db, runId, logger: options.logger, clock }, ({ lock }) =>
     reconcileMirror({
       db,
       runId,
@@ -36,6 +36,7 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
       data: lastSyncStatus(db),
       logger: options.logger,
       clock,
+      holdsLock: () => lock.heartbeat(),
     }),
   );
 }

@@ -1,11 +1,15 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
-import { runCliProcess, startCliProcess } from '../support/cli-process.js';
+import { CLI, finished, runCliProcess, startCliProcess } from '../support/cli-process.js';
 import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
+
+const KILL_HOOKS = fileURLToPath(new URL('../support/kill-at-hooks.mjs', import.meta.url));
 
 const BUSY =
   /^cardsync: the mirror is busy: another writer held it longer than its busy timeout; try again$/;
@@ -112,4 +116,48 @@ describe('a mirror held by another writer past the busy timeout', () => {
     expect(result.code, result.stderr).toBe(5);
     expect(messageLines(result.stderr)).toEqual([expect.stringMatching(BUSY)]);
   }, 30_000);
+});
+
+describe('a run whose lock another run took over while it was suspended', () => {
+  let f: JobFixture;
+  beforeAll(async () => {
+    f = await startJobFixture({ seed: 'taken-over' });
+  });
+  afterAll(async () => f?.close());
+
+  it('records no reconciliation and writes no report once it resumes', async () => {
+    // Suspended (Ctrl-Z, a paused VM) as its reconciliation starts, past the heartbeat's
+    // staleness: the next run judges it dead and takes the lock over, as the test does here.
+    const run = spawn(process.execPath, ['--import', KILL_HOOKS, CLI, 'run', '--json'], {
+      env: {
+        ...process.env,
+        ...f.env,
+        CARDSYNC_TEST_KILL_AT: 'readlinkSync:before:^latest$:1:SIGSTOP',
+      },
+      stdio: 'pipe',
+    });
+    const result = finished(run);
+    await vi.waitFor(
+      () => expect(readFileSync(`/proc/${run.pid}/stat`, 'utf8').split(' ')[2]).toBe('T'),
+      { timeout: 20_000, interval: 20 },
+    );
+    const mirror = new Database(f.db);
+    try {
+      mirror
+        .prepare(
+          "UPDATE run_lock SET run_id = 'the-next-run', pid = ?, heartbeat_at = ? WHERE lock_id = 1",
+        )
+        .run(process.pid, new Date().toISOString());
+      run.kill('SIGCONT');
+      const { code, stderr } = await result;
+      expect(code, stderr).toBe(5);
+      expect(messageLines(stderr)).toEqual([
+        'cardsync: another run took over the lock on this mirror while this one was suspended; its reconciliation was not recorded',
+      ]);
+      expect(mirror.prepare('SELECT run_id FROM recon_runs').all()).toEqual([]);
+      expect(existsSync(f.reportsDir) ? readdirSync(f.reportsDir) : []).toEqual([]);
+    } finally {
+      mirror.close();
+    }
+  }, 40_000);
 });
