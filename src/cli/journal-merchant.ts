@@ -1,5 +1,7 @@
 import { OrderJournal } from '../journal/order-journal.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import { CARD_PAGE_SIZE } from '../sync/card-sync.js';
+import { merchantOfPage } from '../sync/merchant-of-page.js';
 import { UsageError } from './exit-codes.js';
 import type { MerchantSession } from './merchant-session.js';
 
@@ -10,12 +12,11 @@ export interface JournalMerchant {
 }
 
 /**
- * Who the journal's rows belong to: the configured merchant id, else the id the sync stored for
- * this source in the mirror (`db`, when the file exists; one whose cards the mirror holds only
- * while the upstream lists a card for the key), else the `merchantId` of the upstream's first
- * card. A
- * placeholder is never journaled under: with none of these, it is a configuration error
- * naming the setting to give. The currency comes from the mirror (a sync, or the orders cardsync
+ * Who the journal's rows belong to: the configured merchant id, else the merchant the first page
+ * of the key's cards names, as the sync reads it (the id the sync stored for this source when one
+ * of the cards carries it, else the id most of them carry), else that stored id, when the mirror
+ * holds none of its cards or the page only malformed ones. A placeholder is never journaled
+ * under: with none of these, it is a configuration error naming the setting to give. The currency comes from the mirror (a sync, or the orders cardsync
  * submitted; never imported books), else the balance endpoint.
  */
 export async function journalMerchant(
@@ -35,17 +36,18 @@ export async function journalMerchant(
     )
     .get(merchant.name, merchant.baseUrl) as { merchantId: string; carded: number } | undefined;
   // A stored id whose cards the mirror holds stands for the merchant this key reads only as long
-  // as the key's first card does not name another, and its card list is not empty: cards are
-  // never deleted, so an empty list is another merchant (a new account given the name of one the
-  // mirror knows), whose orders must not be journaled under that one's id.
+  // as the key's cards do not name another, and its card list is not empty: cards are never
+  // deleted, so an empty list is another merchant (a new account given the name of one the
+  // mirror knows), whose orders must not be journaled under that one's id. A card of another
+  // merchant at the head of the list names no one, as it does not for the sync.
   const ask = merchant.merchantId === undefined && known?.carded !== 0;
-  const cards = ask ? await api.listCards({ limit: 1 }, call) : null;
+  const cards = ask ? await api.listCards({ page: 1, limit: CARD_PAGE_SIZE }, call) : null;
   const merchantId =
     merchant.merchantId ??
     (cards === null
       ? known?.merchantId
       : cards.pagination.total > 0
-        ? (cards.records[0]?.merchantId ?? known?.merchantId)
+        ? (merchantOfPage(cards.records, known?.merchantId) ?? known?.merchantId)
         : undefined);
   if (merchantId === undefined)
     throw new UsageError(

@@ -10,14 +10,15 @@ import { emptyCounts, type ResourceCounts } from './sync-result.js';
 import { isoTime } from './time-range.js';
 import type { CardPageCommit, CardPageCounts } from './writer-thread-protocol.js';
 
-const PAGE_SIZE = 100;
+/** The size of the card list's pages; the first names the merchant (merchant-of-page.ts). */
+export const CARD_PAGE_SIZE = 100;
 const SNAPSHOT_ATTEMPTS = 4;
 /** Cards of read pages that may wait behind a landing batch on the writer thread. */
 const BATCH_CARDS = 5_000;
 
 /** The first page of the card list, read before anything else to learn the merchant's id. */
 export async function readFirstCardPage(context: MerchantSyncContext): Promise<PageResult<Card>> {
-  return context.api.listCards({ page: 1, limit: PAGE_SIZE }, { signal: context.signal });
+  return context.api.listCards({ page: 1, limit: CARD_PAGE_SIZE }, { signal: context.signal });
 }
 
 /**

@@ -6,6 +6,7 @@ import { syncBalance, syncOfferings } from './account-sync.js';
 import { logCardIndexBuilt } from './card-index-build.js';
 import { readFirstCardPage, syncCards } from './card-sync.js';
 import { auditCounts, historyBefore } from './count-audit.js';
+import { merchantOfPage } from './merchant-of-page.js';
 import { checkMissingCards } from './missing-card-check.js';
 import { settledHistory, tallyAhead } from './settled-history.js';
 import type { MerchantSyncContext } from './sync-context.js';
@@ -257,21 +258,6 @@ function checkConfiguredMerchant(configured: string, cards: readonly Card[]): vo
     `the key reads merchant ${read}, not the merchantId the configuration gives it (${configured})`,
     { operation: 'listCards', attempts: 1 },
   );
-}
-
-/**
- * The merchant the first page of cards names: the id earlier runs learnt when a card of the page
- * carries it, else the id most of its cards carry: a card of another merchant slipped into the
- * list (quarantined as such) does not name the merchant for standing first on the page.
- */
-function merchantOfPage(cards: readonly Card[], known: string | undefined): string | undefined {
-  const counts = new Map<string, number>();
-  for (const card of cards) counts.set(card.merchantId, (counts.get(card.merchantId) ?? 0) + 1);
-  if (known !== undefined && counts.has(known)) return known;
-  let most: string | undefined;
-  for (const [id, count] of counts)
-    if (most === undefined || count > (counts.get(most) ?? 0)) most = id;
-  return most;
 }
 
 /**
