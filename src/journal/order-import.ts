@@ -75,10 +75,14 @@ export async function importOrderFile(
   const file = resolve(options.file);
   let fd: number;
   try {
-    // A FIFO is opened without waiting for its writer, which a stop could not interrupt (the
-    // open blocks a thread of the pool); its reads then wait for the writer instead.
-    const fifo = (await stat(file)).isFIFO();
-    fd = await promisify(open)(file, fifo ? constants.O_RDONLY | constants.O_NONBLOCK : 'r');
+    const stats = await stat(file);
+    // A socket (the stdin a Node.js or libuv parent pipes to its child) cannot be opened by its
+    // path (ENXIO): `/dev/stdin` or `/dev/fd/N` is read through the descriptor it names. A FIFO
+    // is opened without waiting for its writer, which a stop could not interrupt (the open blocks
+    // a thread of the pool); its reads then wait for the writer instead.
+    const own = stats.isSocket() ? ownDescriptor(file) : undefined;
+    const flags = stats.isFIFO() ? constants.O_RDONLY | constants.O_NONBLOCK : 'r';
+    fd = own ?? (await promisify(open)(file, flags));
   } catch (cause) {
     throw unreadable(file, cause);
   }
@@ -95,6 +99,13 @@ export async function importOrderFile(
   } finally {
     stream.destroy();
   }
+}
+
+/** The descriptor of this process that `file` names (`/dev/stdin`, `/dev/fd/N`), if any. */
+function ownDescriptor(file: string): number | undefined {
+  if (file === '/dev/stdin') return 0;
+  const named = /^\/(?:dev|proc\/self)\/fd\/(\d+)$/.exec(file);
+  return named ? Number(named[1]) : undefined;
 }
 
 /**

@@ -85,6 +85,23 @@ describe('cardsync orders import from a pipe', () => {
   });
 });
 
+describe('cardsync orders import from a socket on stdin', () => {
+  it('imports a journal written to its stdin by a program that spawned it (a socket, not a pipe)', async () => {
+    const { env, db } = freshEnv();
+    // A Node.js (libuv) parent's piped stdio is a socket pair: /dev/stdin names a socket, which
+    // open(2) refuses (ENXIO); the journal is read from the descriptor itself.
+    const child = startCliProcess(
+      ['orders', 'import', '/dev/stdin', '--merchant', 'mch_1', '--json'],
+      env,
+    );
+    child.child.stdin.end(`${HEADER}\nmo-1,DEPOSIT,card_1,,1.00,USD,${AT},ord_1\n`);
+    const code = await child.exited();
+    expect(code, child.stderr()).toBe(0);
+    expect(JSON.parse(child.stdout())).toMatchObject({ rows: 1, inserted: 1 });
+    expect(journaled(db)).toEqual(['mo-1']);
+  });
+});
+
 describe('cardsync orders import interrupted', () => {
   it('stops on Ctrl-C (SIGINT) with exit 4, importing nothing and leaving no mirror behind', async () => {
     const { env, db } = freshEnv();

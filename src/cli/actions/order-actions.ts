@@ -167,13 +167,14 @@ function removeMirrorFiles(file: string): void {
 /**
  * A journal file that cannot be read is exit 2 before the mirror is opened, let alone created:
  * a regular file's first byte is read, so a folder or a file without read permission fails here.
- * A pipe (`/dev/stdin`, a shell's `<(...)`, a FIFO) is only checked for permission: its bytes can
- * be read once, by the import, and a first byte read here would be gone from the header.
+ * A pipe (`/dev/stdin`, a shell's `<(...)`, a FIFO) or a socket (the stdin a Node.js parent
+ * pipes) is only checked for permission: its bytes can be read once, by the import, and a first
+ * byte read here would be gone from the header.
  */
 async function checkReadable(file: string): Promise<void> {
   try {
     const stats = await stat(file);
-    if (stats.isFIFO()) {
+    if (stats.isFIFO() || stats.isSocket()) {
       await access(file, constants.R_OK);
       return;
     }
