@@ -44,11 +44,14 @@ WITH entries AS MATERIALIZED (
 ),
 results AS MATERIALIZED (
   -- The merchant each result is about: by the id the run learnt, else by the configured name
-  -- it was read under.
+  -- it was read under: the merchant that name read last (a name given to another account
+  -- leaves the old one's row with it, and that account was not tried).
   SELECT x.run_id, x.started_at, x.key, m.merchant_id, x.outcome, x.error_code, x.error_message
   FROM entries x
   JOIN merchants m
-    ON m.merchant_id = x.merchant_id OR (x.merchant_id IS NULL AND m.source = x.source)
+    ON m.merchant_id = x.merchant_id
+    OR (x.merchant_id IS NULL AND m.source = x.source
+        AND m.updated_at = (SELECT max(n.updated_at) FROM merchants n WHERE n.source = x.source))
 ),
 tried AS MATERIALIZED (
   -- Per merchant, the newest run naming it in its summary (every run that ends names each

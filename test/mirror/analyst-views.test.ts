@@ -1473,6 +1473,40 @@ describe('sync_freshness', () => {
   });
 });
 
+describe('sync_freshness, a configured name given to another account', () => {
+  it('names a run that refused the name before learning its id for the merchant the name read last, not every merchant it ever read', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    // `main` read m-0 until the account was replaced; it has read m-1 since (scenario: at READ).
+    const before = at('03-01T02:00');
+    writers.merchants.upsertMerchant(
+      { merchantId: 'm-0', source: 'main', baseUrl: 'https://issuer.test' },
+      before,
+      'USD',
+    );
+    const run = (runId: string, startedAt: string, summary: unknown[]) => {
+      writers.runs.start({ runId, command: 'run', startedAt, pid: 1, host: 'h' });
+      writers.runs.finish({ runId, finishedAt: startedAt, outcome: 'done', exitCode: 0, summary });
+    };
+    run('run-0', before, [{ source: 'main', merchantId: 'm-0', outcome: 'done', error: null }]);
+    const refused = { code: 'UPSTREAM_UNAUTHORIZED', message: 'cards: listCards: 401' };
+    run('run-1', at('03-06T02:00'), [
+      { source: 'main', merchantId: null, outcome: 'unauthorized', error: refused },
+    ]);
+    expect(
+      table(
+        mirror.db,
+        `SELECT merchant_id, last_run_id, last_run_merchant_outcome
+         FROM sync_freshness WHERE source = 'main' ORDER BY merchant_id`,
+      ),
+    ).toEqual([
+      // Before: m-0 too named run-1, 'unauthorized', a run that never read it.
+      ['m-0', 'run-0', 'done'],
+      ['m-1', 'run-1', 'unauthorized'],
+    ]);
+  });
+});
+
 describe('sql/examples.sql', () => {
   it('runs every example, read-only, against a mirror with data', () => {
     const mirror = temp.open();
