@@ -44,10 +44,22 @@ function bodyField(body: unknown, name: 'code' | 'message'): unknown {
 /**
  * `text` without `secret`, as written or URL-encoded: an upstream may echo the key inside a URL
  * (a redirect's Location, a request line quoted in a message), where a key with `+`, `/` or `=`
- * (a base64 one) shows as `%2B`, `%2F` and `%3D`.
+ * (a base64 one) shows as `%2B`, `%2F` and `%3D` (or `%2b`, `%2f`, `%3d`).
  */
 function withoutSecret(text: string, secret: string): string {
-  return text.replaceAll(secret, '[redacted]').replaceAll(encodeURIComponent(secret), '[redacted]');
+  return text.replaceAll(secret, '[redacted]').replace(encodedPattern(secret), '[redacted]');
+}
+
+/** `secret` URL-encoded, its escapes in either case (`%2B` or `%2b`: RFC 3986 allows both). */
+function encodedPattern(secret: string): RegExp {
+  const source = encodeURIComponent(secret).replace(
+    /%([0-9A-F]{2})|[.*+?^${}()|[\]\\]/g,
+    (match, hex) =>
+      hex === undefined
+        ? `\\${match}`
+        : `%${[...hex].map((c: string) => (/[A-F]/.test(c) ? `[${c}${c.toLowerCase()}]` : c)).join('')}`,
+  );
+  return new RegExp(source, 'g');
 }
 
 function upstreamMessage(body: unknown, secret: string): string | undefined {
