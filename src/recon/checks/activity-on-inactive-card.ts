@@ -56,8 +56,12 @@ stops AS MATERIALIZED (
   WINDOW later AS (PARTITION BY card_id ORDER BY submitted_at DESC, seq DESC
                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
+-- The cards with a FREEZE or CANCEL, and the first one's time: only what a card did after it can
+-- be activity on an inactive card, so only those transactions are read (through
+-- transactions_by_card, by card and time), often a small part of a card's history.
 stopped AS MATERIALIZED (
-  SELECT DISTINCT card_id FROM stops WHERE kind IN ('FREEZE', 'CANCEL')
+  SELECT card_id, min(submitted_at) AS first_stop_at FROM stops
+  WHERE kind IN ('FREEZE', 'CANCEL') GROUP BY card_id
 ),
 -- Per transaction, the \`ord\` of the earliest stop that still holds at it: of the stops
 -- answered, UNFREEZEs awaiting their answer ending them (\`answered_stop\`, what is reported);
@@ -77,7 +81,8 @@ first_stops AS MATERIALIZED (
     SELECT t.rowid, t.card_id, t.created_at, NULL, NULL, t.created_at, t.created_at
     FROM transactions t
     WHERE t.rowid IN (
-        SELECT u.rowid FROM stopped x CROSS JOIN transactions u WHERE u.card_id = x.card_id)
+        SELECT u.rowid FROM stopped x CROSS JOIN transactions u
+        WHERE u.card_id = x.card_id AND u.created_at > x.first_stop_at)
       AND t.merchant_id = @merchantId AND t.type IN ('PURCHASE', 'VERIFICATION')
       AND t.status <> 'DECLINED'
   )
