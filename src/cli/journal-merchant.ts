@@ -16,8 +16,9 @@ export interface JournalMerchant {
  * of the key's cards names, as the sync reads it (the id the sync stored for this source when one
  * of the cards carries it, else the id most of them carry), else that stored id, when the mirror
  * holds none of its cards or the page only malformed ones. A placeholder is never journaled
- * under: with none of these, it is a configuration error naming the setting to give. The currency comes from the mirror (a sync, or the orders cardsync
- * submitted; never imported books), else the balance endpoint.
+ * under: with none of these, it is a configuration error naming the setting to give. The
+ * currency comes from the mirror (a sync, or the orders cardsync submitted; never imported
+ * books), else the balance endpoint.
  */
 export async function journalMerchant(
   session: MerchantSession,
