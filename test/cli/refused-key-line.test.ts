@@ -5,17 +5,50 @@ import { openMirror } from '../../src/mirror/open-mirror.js';
 import { runCliProcess } from '../support/cli-process.js';
 import { type JobFixture, messageLines, readCsv, startJobFixture } from './job-fixture.js';
 
-describe('a night on which one merchant’s upstream failed and another’s key was refused', () => {
-  let f: JobFixture;
-  let config: string;
-  /** The configured environment without the single-merchant variables, so the file is read. */
-  const bare = () => ({
+/** `f`'s environment without the single-merchant variables, so the config file is read. */
+function bareEnv(f: JobFixture): Record<string, string> {
+  return {
     ...f.env,
     CARDSYNC_BASE_URL: '',
     CARDSYNC_API_KEY: '',
     CARDSYNC_CA_FILE: '',
     CARDSYNC_MERCHANT_ID: '',
-  });
+  };
+}
+
+/**
+ * A config file `name` in `f`'s folder naming merchants `eu` and `us` of its sandbox, each with
+ * the key `keys` gives it (written to a file of its own) and the extra fields `extra` gives it.
+ */
+async function twoMerchants(
+  f: JobFixture,
+  name: string,
+  keys: { eu: string; us: string },
+  extra: { eu?: object; us?: object } = {},
+): Promise<string> {
+  const keyFile = (merchant: 'eu' | 'us') => join(f.dir, `${name}-${merchant}.key`);
+  await writeFile(keyFile('eu'), keys.eu);
+  await writeFile(keyFile('us'), keys.us);
+  const config = join(f.dir, name);
+  await writeFile(
+    config,
+    JSON.stringify({
+      merchants: (['eu', 'us'] as const).map((merchant) => ({
+        name: merchant,
+        baseUrl: f.t.sandbox.baseUrl,
+        apiKeyFile: keyFile(merchant),
+        caFile: f.t.sandbox.caFile,
+        ...extra[merchant],
+      })),
+    }),
+  );
+  return config;
+}
+
+describe('a night on which one merchant’s upstream failed and another’s key was refused', () => {
+  let f: JobFixture;
+  let config: string;
+  const bare = () => bareEnv(f);
 
   beforeAll(async () => {
     f = await startJobFixture({
@@ -25,21 +58,10 @@ describe('a night on which one merchant’s upstream failed and another’s key 
     });
     // `eu` holds its merchant's key; `us` one the upstream refuses.
     const [eu, us] = f.t.sandbox.merchants;
-    const keyFile = (name: string) => join(f.dir, `${name}.key`);
-    await writeFile(keyFile('eu'), eu!.apiKey);
-    await writeFile(keyFile('us'), `${us!.apiKey}-revoked`);
-    config = join(f.dir, 'cardsync.json');
-    await writeFile(
-      config,
-      JSON.stringify({
-        merchants: ['eu', 'us'].map((name) => ({
-          name,
-          baseUrl: f.t.sandbox.baseUrl,
-          apiKeyFile: keyFile(name),
-          caFile: f.t.sandbox.caFile,
-        })),
-      }),
-    );
+    config = await twoMerchants(f, 'cardsync.json', {
+      eu: eu!.apiKey,
+      us: `${us!.apiKey}-revoked`,
+    });
     f.t.sandbox.faults.replace([
       {
         kind: 'server-error',
@@ -64,13 +86,7 @@ describe('a night on which one merchant’s upstream failed and another’s key 
 describe('a merchant whose configured merchantId is not the one its key reads', () => {
   let f: JobFixture;
   let config: string;
-  const bare = () => ({
-    ...f.env,
-    CARDSYNC_BASE_URL: '',
-    CARDSYNC_API_KEY: '',
-    CARDSYNC_CA_FILE: '',
-    CARDSYNC_MERCHANT_ID: '',
-  });
+  const bare = () => bareEnv(f);
 
   beforeAll(async () => {
     f = await startJobFixture({
@@ -80,21 +96,11 @@ describe('a merchant whose configured merchantId is not the one its key reads', 
     });
     // `us` holds its own key, but the merchantId of `eu` (an entry copied, one value missed).
     const [eu, us] = f.t.sandbox.merchants;
-    const keyFile = (name: string) => join(f.dir, `${name}.key`);
-    await writeFile(keyFile('eu'), eu!.apiKey);
-    await writeFile(keyFile('us'), us!.apiKey);
-    config = join(f.dir, 'mismatch.json');
-    await writeFile(
-      config,
-      JSON.stringify({
-        merchants: ['eu', 'us'].map((name) => ({
-          name,
-          baseUrl: f.t.sandbox.baseUrl,
-          apiKeyFile: keyFile(name),
-          caFile: f.t.sandbox.caFile,
-          ...(name === 'us' ? { merchantId: eu!.merchantId } : {}),
-        })),
-      }),
+    config = await twoMerchants(
+      f,
+      'mismatch.json',
+      { eu: eu!.apiKey, us: us!.apiKey },
+      { us: { merchantId: eu!.merchantId } },
     );
   }, 60_000);
   afterAll(async () => f?.close());
