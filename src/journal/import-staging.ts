@@ -162,12 +162,16 @@ export class ImportStaging {
     return { field: 'orderNo', orderNo, ...holder };
   }
 
-  /** The currency of the first candidate that names one. */
-  firstCurrency(): string | undefined {
+  /**
+   * The currency most candidates name (on a tie, the one named first): with no currency known
+   * yet, the merchant's. The first row's instead made one odd row at the head of an export
+   * refuse every other row, and not itself.
+   */
+  commonestCurrency(): string | undefined {
     return this.#db
       .prepare<[], string>(
         `SELECT currency FROM temp.journal_import WHERE candidate = 1 AND currency IS NOT NULL
-           ORDER BY line LIMIT 1`,
+           GROUP BY currency ORDER BY count(*) DESC, min(line) LIMIT 1`,
       )
       .pluck()
       .get();

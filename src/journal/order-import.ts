@@ -171,7 +171,7 @@ export async function importOrderBytes(
     if (signal?.aborted) throw interrupted(file);
     const journal = new OrderJournal(db);
     const { inserted, orderNosLearnt } = journal.atomically(() => {
-      const currency = journal.merchantCurrency(merchantId) ?? staging.firstCurrency();
+      const currency = journal.merchantCurrency(merchantId) ?? staging.commonestCurrency();
       for (const issue of journalIssues(staging, merchantId, currency)) issues.push(issue);
       if (issues.length > 0) throw refusal(file, issues);
       const at = now().toISOString();
@@ -234,7 +234,7 @@ function repeated(line: number, merchantOrderNo: string, clash: StagingClash): I
 
 /**
  * What the staged rows break against the journal: a currency other than the merchant's (the
- * mirror's, else the file's first), else a contradiction of the row journaled under the same
+ * mirror's, else the file's commonest), else a contradiction of the row journaled under the same
  * merchantOrderNo, else, for a new row, an orderNo that a journaled order carries.
  */
 function* journalIssues(

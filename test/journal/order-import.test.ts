@@ -426,6 +426,21 @@ describe('importOrderFile refusing a file', () => {
     expect(error.issues.map((i) => [i.line, i.code])).toEqual([[3, 'CURRENCY_MISMATCH']]);
     expect(error.issues[0]?.reason).toMatch(/merchant's currency USD/);
   });
+
+  it("names the rows in an odd currency, not the rest, when no currency is known yet: the file's commonest is the merchant's", async () => {
+    // One EUR row at the head of a USD export: the first currency would refuse every USD row.
+    const error = await refusal(
+      await journalFile([
+        HEADER,
+        `mo-1,DEPOSIT,card_1,,1.00,EUR,${AT},`,
+        `mo-2,DEPOSIT,card_1,,1.00,USD,${AT},`,
+        `mo-3,DEPOSIT,card_1,,2.00,USD,${AT},`,
+        `mo-4,FREEZE,card_1,,,,${AT},`,
+      ]),
+    );
+    expect(error.issues.map((i) => [i.line, i.code])).toEqual([[2, 'CURRENCY_MISMATCH']]);
+    expect(error.issues[0]?.reason).toMatch(/merchant's currency USD .*got EUR/);
+  });
 });
 
 describe('importOrderFile against the journal', () => {
