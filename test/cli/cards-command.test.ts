@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrdersTable } from '../../src/mirror/mirror-schema.js';
-import { runCliProcess, sandboxCliEnv, startCliProcess } from '../support/cli-process.js';
+import {
+  configFileEnv,
+  runCliProcess,
+  sandboxCliEnv,
+  startCliProcess,
+} from '../support/cli-process.js';
 import { orderNo, startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 
 let t: TestSandbox;
@@ -148,13 +153,7 @@ describe('cardsync cards on bad input', () => {
         })),
       }),
     );
-    const bare = {
-      ...env,
-      CARDSYNC_BASE_URL: '',
-      CARDSYNC_API_KEY: '',
-      CARDSYNC_CA_FILE: '',
-      CARDSYNC_MERCHANT_ID: '',
-    };
+    const bare = configFileEnv(env);
     const result = await runCliProcess(['balance', '--config', config], bare);
     expect(result.code).toBe(2);
     expect(messages(result.stderr)).toEqual([

@@ -2,19 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
-import { runCliProcess } from '../support/cli-process.js';
+import { configFileEnv, runCliProcess } from '../support/cli-process.js';
 import { type JobFixture, messageLines, readCsv, startJobFixture } from './job-fixture.js';
-
-/** `f`'s environment without the single-merchant variables, so the config file is read. */
-function bareEnv(f: JobFixture): Record<string, string> {
-  return {
-    ...f.env,
-    CARDSYNC_BASE_URL: '',
-    CARDSYNC_API_KEY: '',
-    CARDSYNC_CA_FILE: '',
-    CARDSYNC_MERCHANT_ID: '',
-  };
-}
 
 /**
  * A config file `name` in `f`'s folder naming merchants `eu` and `us` of its sandbox, each with
@@ -48,7 +37,7 @@ async function twoMerchants(
 describe('a night on which one merchant’s upstream failed and another’s key was refused', () => {
   let f: JobFixture;
   let config: string;
-  const bare = () => bareEnv(f);
+  const bare = () => configFileEnv(f.env);
 
   beforeAll(async () => {
     f = await startJobFixture({
@@ -86,7 +75,7 @@ describe('a night on which one merchant’s upstream failed and another’s key 
 describe('a merchant whose configured merchantId is not the one its key reads', () => {
   let f: JobFixture;
   let config: string;
-  const bare = () => bareEnv(f);
+  const bare = () => configFileEnv(f.env);
 
   beforeAll(async () => {
     f = await startJobFixture({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
-import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
+import { configFileEnv, runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
 import { MerchantSession } from '../support/merchant-session.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 import { type JobFixture, messageLines, readCsv, startJobFixture } from './job-fixture.js';
@@ -38,7 +38,7 @@ describe('cardsync run with several merchants in one configuration', () => {
 
   beforeAll(async () => {
     f = await startJobFixture({ seed: 'several-merchants', merchants: 2, world: WORLD });
-    bare = { ...f.env, CARDSYNC_BASE_URL: '', CARDSYNC_API_KEY: '', CARDSYNC_CA_FILE: '' };
+    bare = configFileEnv(f.env);
   }, 60_000);
   afterAll(async () => f?.close());
 
@@ -86,16 +86,6 @@ describe('cardsync run with several merchants in one configuration', () => {
   }, 60_000);
 });
 
-/** The environment of a command that reads its one merchant from a config file alone. */
-function bareEnv(t: TestSandbox, db: string): Record<string, string> {
-  return {
-    ...sandboxCliEnv(t, db),
-    CARDSYNC_BASE_URL: '',
-    CARDSYNC_API_KEY: '',
-    CARDSYNC_CA_FILE: '',
-  };
-}
-
 /** A config file in `dir` whose one merchant, named `main`, reads `merchant` of `t`. */
 async function mainConfig(
   t: TestSandbox,
@@ -131,7 +121,7 @@ describe('a configured name given to another merchant of the same upstream', () 
 
   it("journals the new merchant's order under its own id, never the id the name learnt", async () => {
     const db = join(dir, 'mirror.sqlite');
-    const env = bareEnv(t, db);
+    const env = configFileEnv(sandboxCliEnv(t, db));
     const config = (merchant: number) => mainConfig(t, dir, t.sandbox.merchants[merchant]);
     const synced = await runCliProcess(['sync', '--config', await config(0)], env);
     expect(synced.code, synced.stderr).toBe(0);
@@ -185,7 +175,7 @@ describe('a configured name that read one merchant and now reads another, both w
   /** The two merchants, the one read first sorting first, whichever way their ids sort. */
   const merchants = () =>
     [...t.sandbox.merchants].sort((a, b) => (a.merchantId < b.merchantId ? -1 : 1));
-  const envOf = (db: string) => bareEnv(t, db);
+  const envOf = (db: string) => configFileEnv(sandboxCliEnv(t, db));
   const config = (merchant: TestSandbox['sandbox']['merchants'][number] | undefined) =>
     mainConfig(t, dir, merchant);
 

@@ -20,6 +20,21 @@ export function sandboxCliEnv(t: TestSandbox, db: string, merchant = 0): Record<
   };
 }
 
+/**
+ * `env` without the variables that name a single merchant (base URL, key, key file, CA file,
+ * merchant id): a command run with it reads its merchants from the config file alone.
+ */
+export function configFileEnv(env: Record<string, string>): Record<string, string> {
+  return {
+    ...env,
+    CARDSYNC_BASE_URL: '',
+    CARDSYNC_API_KEY: '',
+    CARDSYNC_API_KEY_FILE: '',
+    CARDSYNC_CA_FILE: '',
+    CARDSYNC_MERCHANT_ID: '',
+  };
+}
+
 /** The uid of `nobody`, which the tests run the CLI as when they need file permissions to bind. */
 const NOBODY = 65_534;
 
