@@ -150,18 +150,19 @@ export const activityOnInactiveCard: Check = {
       merchantOrderNo: string;
       stoppedAt: string;
     }[];
-    const findings = rows.map((t) =>
-      makeFinding(CODE, merchantId, {
+    const findings = rows.map((t) => {
+      const amount = amountText(t.amountMinor, t.amount, t.currency);
+      return makeFinding(CODE, merchantId, {
         transactionId: t.transactionId,
         cardId: t.cardId,
         tradeNo: t.tradeNo,
         orderNo: t.orderNo,
         merchantOrderNo: t.merchantOrderNo,
         currency: t.currency,
-        actual: amountText(t.amountMinor, t.amount, t.currency),
-        detail: `${t.type} of ${t.amount} ${t.currency} at ${t.createdAt}, after the ${t.stopKind} submitted ${t.stoppedAt}`,
-      }),
-    );
+        actual: amount,
+        detail: `${t.type} of ${amount} ${t.currency} at ${t.createdAt}, after the ${t.stopKind} submitted ${t.stoppedAt}`,
+      });
+    });
     const examined = db
       .prepare(
         `SELECT count(*) AS n FROM transactions NOT INDEXED

@@ -101,7 +101,7 @@ export const depositFeeMismatch: Check = {
           expected: moneyText(due, row.currency),
           actual: moneyText(charged, row.currency),
           delta: differenceText(charged, due, row.currency),
-          detail: `deposit of ${row.amount} ${row.currency} at ${row.percent} % (offering ${row.offeringId}): ${moneyText(due, row.currency)} due, ${moneyText(charged, row.currency)} charged`,
+          detail: `deposit of ${moneyText(row.amountMinor, row.currency)} ${row.currency} at ${row.percent} % (offering ${row.offeringId}): ${moneyText(due, row.currency)} due, ${moneyText(charged, row.currency)} charged`,
         }),
       );
     }

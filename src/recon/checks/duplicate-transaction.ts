@@ -78,16 +78,17 @@ export const duplicateTransaction: Check = {
     // A group with a PENDING member is left undecided while statuses are unverified.
     const undecided = rows.some((t) => t.pending) && !statusesVerified(db, merchantId);
     const skipped = undecided ? rows.filter((t) => t.pending) : [];
-    const findings = (undecided ? rows.filter((t) => !t.pending) : rows).map((t) =>
-      makeFinding(CODE, merchantId, {
+    const findings = (undecided ? rows.filter((t) => !t.pending) : rows).map((t) => {
+      const amount = amountText(t.amountMinor, t.amount, t.currency);
+      return makeFinding(CODE, merchantId, {
         transactionId: t.transactionId,
         cardId: t.cardId,
         tradeNo: t.tradeNo,
         currency: t.currency,
-        actual: amountText(t.amountMinor, t.amount, t.currency),
-        detail: `${t.type} of ${t.amount} ${t.currency} on trade ${t.tradeNo} repeats ${t.firstId}`,
-      }),
-    );
+        actual: amount,
+        detail: `${t.type} of ${amount} ${t.currency} on trade ${t.tradeNo} repeats ${t.firstId}`,
+      });
+    });
     const counts = reasonCounts(db, CANDIDATES, params, { subject: 'transaction_id' }).map((c) =>
       c.reason === null ? { ...c, n: c.n - skipped.length } : c,
     );

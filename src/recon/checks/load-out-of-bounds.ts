@@ -46,9 +46,8 @@ export const loadOutOfBounds: Check = {
       .prepare(
         `WITH ${CANDIDATES}
          SELECT order_no AS orderNo, merchant_order_no AS merchantOrderNo, card_id AS cardId,
-                offering_id AS offeringId, amount, amount_minor AS amountMinor, currency,
-                min_load_amount AS minLoad, min_load_amount_minor AS minMinor,
-                max_load_amount AS maxLoad, max_load_amount_minor AS maxMinor
+                offering_id AS offeringId, amount_minor AS amountMinor, currency,
+                min_load_amount_minor AS minMinor, max_load_amount_minor AS maxMinor
          FROM candidates
          WHERE reason IS NULL AND (amount_minor < min_load_amount_minor OR amount_minor > max_load_amount_minor)
            AND NOT coalesce(next_allows, 0)
@@ -59,25 +58,23 @@ export const loadOutOfBounds: Check = {
       merchantOrderNo: string;
       cardId: string | null;
       offeringId: string;
-      amount: string;
       amountMinor: number;
       currency: string;
-      minLoad: string;
       minMinor: number;
-      maxLoad: string;
       maxMinor: number;
     }[];
     const findings = rows.map((o) => {
       const bound = o.amountMinor > o.maxMinor ? o.maxMinor : o.minMinor;
+      const money = (minor: number) => moneyText(minor, o.currency);
       return makeFinding(CODE, merchantId, {
         orderNo: o.orderNo,
         merchantOrderNo: o.merchantOrderNo,
         cardId: o.cardId,
         currency: o.currency,
-        expected: moneyText(bound, o.currency),
-        actual: moneyText(o.amountMinor, o.currency),
+        expected: money(bound),
+        actual: money(o.amountMinor),
         delta: differenceText(o.amountMinor, bound, o.currency),
-        detail: `ISSUE of ${o.amount} ${o.currency} outside offering ${o.offeringId}'s [${o.minLoad}, ${o.maxLoad}]`,
+        detail: `ISSUE of ${money(o.amountMinor)} ${o.currency} outside offering ${o.offeringId}'s [${money(o.minMinor)}, ${money(o.maxMinor)}]`,
       });
     });
     const counts = reasonCounts(db, CANDIDATES, params, { subject: 'order_no' });

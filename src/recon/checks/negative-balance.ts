@@ -32,14 +32,15 @@ export const negativeBalance: Check = {
       currency: string;
       status: string;
     }[];
-    const findings = rows.map((c) =>
-      makeFinding(CODE, merchantId, {
+    const findings = rows.map((c) => {
+      const balance = amountText(c.balanceMinor, c.balance, c.currency);
+      return makeFinding(CODE, merchantId, {
         cardId: c.cardId,
         currency: c.currency,
-        actual: amountText(c.balanceMinor, c.balance, c.currency),
-        detail: `${c.status} card with balance ${c.balance} ${c.currency}`,
-      }),
-    );
+        actual: balance,
+        detail: `${c.status} card with balance ${balance} ${c.currency}`,
+      });
+    });
     const counts = reasonCounts(db, CANDIDATES, params, { subject: 'card_id' });
     return new CoverageTally()
       .addGrouped('cards', counts, 'cardId')

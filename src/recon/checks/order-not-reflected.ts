@@ -2,6 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { epochMsSql, JOURNAL_CTE } from '../journal-sql.js';
+import { amountText } from '../money-text.js';
 import { QUARANTINED_CTE, QUARANTINED_REASON } from '../quarantined-sql.js';
 import { reasonCounts } from '../reason-counts.js';
 
@@ -56,8 +57,8 @@ switches AS (
   FROM switch_orders j WHERE j.kind IN ('FREEZE', 'UNFREEZE')
 ),
 candidates AS (
-  SELECT j.order_no, j.merchant_order_no, j.kind, j.card_id, j.amount, j.currency,
-         j.submitted_at, NULL AS expected_status, NULL AS card_status,
+  SELECT j.order_no, j.merchant_order_no, j.kind, j.card_id, j.amount, j.amount_minor,
+         j.currency, j.submitted_at, NULL AS expected_status, NULL AS card_status,
          CASE
            WHEN j.unlinkable IS NOT NULL THEN j.unlinkable
            ${TIMING}
@@ -69,8 +70,8 @@ candidates AS (
          j.fee_id IS NULL AS unreflected
   FROM journal j WHERE j.kind IN ('ISSUE', 'DEPOSIT', 'WITHDRAW', 'CANCEL')
   UNION ALL
-  SELECT j.order_no, j.merchant_order_no, j.kind, j.card_id, j.amount, j.currency,
-         j.submitted_at, CASE j.kind WHEN 'FREEZE' THEN 'FROZEN' ELSE 'ACTIVE' END, c.status,
+  SELECT j.order_no, j.merchant_order_no, j.kind, j.card_id, j.amount, j.amount_minor,
+         j.currency, j.submitted_at, CASE j.kind WHEN 'FREEZE' THEN 'FROZEN' ELSE 'ACTIVE' END, c.status,
          CASE
            WHEN j.unlinkable IS NOT NULL THEN j.unlinkable
            WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
@@ -119,7 +120,8 @@ export const orderNotReflected: Check = {
       .prepare(
         `WITH ${CANDIDATES}
          SELECT order_no AS orderNo, merchant_order_no AS merchantOrderNo, kind,
-                card_id AS cardId, amount, currency, submitted_at AS submittedAt,
+                card_id AS cardId, amount, amount_minor AS amountMinor, currency,
+                submitted_at AS submittedAt,
                 expected_status AS expectedStatus, card_status AS cardStatus
          FROM candidates WHERE reason IS NULL AND unreflected ORDER BY order_no`,
       )
@@ -129,6 +131,7 @@ export const orderNotReflected: Check = {
       kind: string;
       cardId: string | null;
       amount: string | null;
+      amountMinor: number | null;
       currency: string | null;
       submittedAt: string;
       expectedStatus: string | null;
@@ -144,7 +147,7 @@ export const orderNotReflected: Check = {
         actual: o.cardStatus,
         detail:
           o.expectedStatus === null
-            ? `${o.kind}${o.amount === null ? '' : ` of ${o.amount} ${o.currency}`} submitted ${o.submittedAt}: no FEE record by the cutoff ${range.cutoff}`
+            ? `${o.kind}${o.amount === null ? '' : ` of ${amountText(o.amountMinor, o.amount, o.currency)} ${o.currency}`} submitted ${o.submittedAt}: no FEE record by the cutoff ${range.cutoff}`
             : `${o.kind} submitted ${o.submittedAt}: card ${o.cardStatus}, not ${o.expectedStatus}, at the cutoff ${range.cutoff}`,
       }),
     );

@@ -2,7 +2,7 @@ import type { Check, CheckContext } from '../check.js';
 import { CoverageTally } from '../check-coverage.js';
 import { makeFinding } from '../finding.js';
 import { JOURNAL_CTE } from '../journal-sql.js';
-import { moneyText } from '../money-text.js';
+import { amountText, moneyText } from '../money-text.js';
 import { reasonCounts } from '../reason-counts.js';
 import { OUTCOME_REASONS } from './outcome-reasons.js';
 
@@ -11,7 +11,7 @@ const CODE = 'WITHDRAWAL_FEE_MISMATCH';
 const CANDIDATES = `${JOURNAL_CTE},
 candidates AS (
   SELECT j.order_no, j.merchant_order_no, j.fee_id, j.fee_card_id, j.fee_amount_minor,
-         j.fee_currency, j.amount, j.currency,
+         j.fee_currency, j.amount, j.amount_minor, j.currency,
          CASE ${OUTCOME_REASONS} END AS reason
   FROM journal j WHERE j.kind = 'WITHDRAW'
 )`;
@@ -29,7 +29,8 @@ export const withdrawalFeeMismatch: Check = {
         `WITH ${CANDIDATES}
          SELECT order_no AS orderNo, merchant_order_no AS merchantOrderNo, fee_id AS feeId,
                 fee_card_id AS cardId, fee_amount_minor AS charged,
-                coalesce(fee_currency, currency) AS currency, amount
+                coalesce(fee_currency, currency) AS currency, amount, amount_minor AS amountMinor,
+                currency AS amountCurrency
          FROM candidates WHERE reason IS NULL AND abs(fee_amount_minor) > @tolerance
          ORDER BY order_no`,
       )
@@ -40,7 +41,10 @@ export const withdrawalFeeMismatch: Check = {
       cardId: string;
       charged: number;
       currency: string;
-      amount: string | null;
+      /** The journal's: a WITHDRAW always has one. */
+      amount: string;
+      amountMinor: number | null;
+      amountCurrency: string;
     }[];
     const findings = rows.map((o) =>
       makeFinding(CODE, merchantId, {
@@ -52,7 +56,7 @@ export const withdrawalFeeMismatch: Check = {
         expected: moneyText(0, o.currency),
         actual: moneyText(o.charged, o.currency),
         delta: moneyText(o.charged, o.currency),
-        detail: `withdrawal of ${o.amount} ${o.currency} charged a fee of ${moneyText(o.charged, o.currency)}; 0 is due`,
+        detail: `withdrawal of ${amountText(o.amountMinor, o.amount, o.amountCurrency)} ${o.amountCurrency} charged a fee of ${moneyText(o.charged, o.currency)}; ${moneyText(0, o.currency)} is due`,
       }),
     );
     const counts = reasonCounts(db, CANDIDATES, params, { subject: 'order_no' });
