@@ -77,7 +77,6 @@ export function lastSyncStatus(db: SqliteDatabase): DataStatus {
   const summary: unknown = last.summary === null ? null : JSON.parse(last.summary);
   const merchants = Array.isArray(summary) ? (summary as MerchantOutcome[]) : [];
   const synced = syncOfRun(last, merchants);
-  const outcome = synced ?? (last.outcome === 'running' ? 'crashed' : last.outcome);
   // The run's own error, unless it is one merchant's (named with its merchant below) or that of
   // a reconciliation, which says nothing of the data.
   const own =
@@ -86,6 +85,14 @@ export function lastSyncStatus(db: SqliteDatabase): DataStatus {
     !merchants.some((m) => m.error?.message === last.error)
       ? last.error
       : null;
+  // sync_runs keeps a refused key as `failed` (with its exit code); the night's summary named it
+  // as the sync ended, `unauthorized`, and a reconciliation on its own names it alike.
+  const refused =
+    last.outcome === 'failed' &&
+    own === null &&
+    merchants.some((m) => m.outcome === 'unauthorized');
+  const outcome =
+    synced ?? (refused ? 'unauthorized' : last.outcome === 'running' ? 'crashed' : last.outcome);
   const why = [own, merchantsNotDone(merchants)].filter((text) => text !== null).join('; ');
   return {
     syncRunId: last.run_id,
@@ -110,7 +117,7 @@ function syncOfRun(last: LastRun, merchants: readonly MerchantOutcome[]): string
   if (!failedReconciling && last.outcome !== 'running') return undefined;
   const outcomes = new Set(merchants.map((m) => m.outcome));
   return outcomes.has('unauthorized')
-    ? 'failed'
+    ? 'unauthorized'
     : outcomes.has('interrupted')
       ? 'interrupted'
       : outcomes.has('incomplete')

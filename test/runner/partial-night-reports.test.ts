@@ -62,4 +62,24 @@ describe('the reports of a night on which merchants failed in different ways', (
       w.t.sandbox.faults.reset();
     }
   }, 60_000);
+
+  it("says the sync ended unauthorized in the night's summary.csv and in a reconciliation on its own alike", async () => {
+    // docs/operations.md: a reconcile alone reports how the last sync ended; sync_runs keeps a
+    // refused key as `failed` (exit 3), which the morning's summary.csv repeated as the outcome.
+    const run = await nightly(w, mirror.db, {}, { 1: 'sk_test_refused' });
+    expect(run.sync.outcome).toBe('unauthorized');
+    const alone = await runReconcile({
+      db: mirror.db,
+      settings: DEFAULT_RECON_SETTINGS,
+      reportsDir: join(w.dir, 'reports'),
+      logger,
+    });
+    const syncRows = (dir: string) =>
+      readCsv(join(dir, 'summary.csv'))
+        .filter((r) => r.measure === 'sync_run_id' || r.measure === 'sync_outcome')
+        .map((r) => `${r.measure}=${r.value}`);
+    const night = syncRows(run.reconcile!.reportDir);
+    expect(night).toEqual([`sync_run_id=${run.runId}`, 'sync_outcome=unauthorized']);
+    expect(syncRows(alone.reportDir)).toEqual(night);
+  }, 60_000);
 });
