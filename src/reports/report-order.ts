@@ -18,6 +18,7 @@ export function compareFindings(a: Finding, b: Finding): number {
     compare(a.cardId, b.cardId) ||
     compare(a.transactionId, b.transactionId) ||
     compare(a.orderNo, b.orderNo) ||
+    compare(a.merchantOrderNo, b.merchantOrderNo) ||
     compare(a.tradeNo, b.tradeNo) ||
     compare(a.snapshotAt, b.snapshotAt) ||
     compare(a.offeringId, b.offeringId) ||

@@ -64,6 +64,16 @@ describe('discrepancies.csv', () => {
     ]);
   });
 
+  it('orders the findings a merchant order number identifies by that number', () => {
+    // A journal amount too precise for its currency: an order imported without orderNo.
+    const numbers = ['W000101', 'W000102', 'W000103', 'W000104', 'W000105', 'W000106'];
+    const journal = numbers.map((merchantOrderNo) =>
+      stored('PRECISION_VIOLATION', 'mch_1', { merchantOrderNo, detail: 'too precise' }),
+    );
+    const text = reportFiles(summaryInput({ current: journal })).get(REPORT_FILES.discrepancies);
+    expect(rows(text).map((r) => r.merchant_order_no)).toEqual(numbers);
+  });
+
   it('keeps amounts as numbers and neutralises a formula in a text cell', () => {
     const mismatch = table[1]!;
     expect([mismatch.expected, mismatch.actual, mismatch.delta]).toEqual([
