@@ -66,6 +66,16 @@ describe('the amounts a finding\'s detail quotes (docs/reconciliation.md, "A fin
     ]);
   });
 
+  it('writes the 0 a CANCELLED card holds as an amount of its currency', () => {
+    const l = openLedger(temp, { currency: 'BHD' });
+    const card = l.issue(l.offering(), { amount: '500.000' });
+    card.switchTo('CANCEL', shift(HISTORY_AT, DAY));
+    card.write({ balance: '5' });
+    expect(runOn(l, ['CARD_BALANCE_MISMATCH']).findings.map((f) => [f.expected, f.detail])).toEqual(
+      [['0.000', `CANCELLED card reports 5.000 BHD at ${READ_AT}; a CANCELLED card holds 0.000`]],
+    );
+  });
+
   it("writes a journal order's amount and an offering's load bounds in the currency's exponent", () => {
     const l = openLedger(temp);
     const offering = l.offering({ minLoadAmount: '10.0', maxLoadAmount: '50' });

@@ -366,7 +366,7 @@ export const cardBalanceMismatch: Check = {
       const actual = moneyText(c.balance, c.currency);
       const ledger =
         c.status === 'CANCELLED'
-          ? 'a CANCELLED card holds 0'
+          ? `a CANCELLED card holds ${expected ?? expectedMinor}`
           : `the ledger says ${expected ?? expectedMinor} (${c.orders} completed orders, ${c.counted} transactions)`;
       findings.push(
         makeFinding(CODE, merchantId, {
