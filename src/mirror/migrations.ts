@@ -77,28 +77,38 @@ export function migrateMirror(
       `the mirror has schema version ${from}, newer than this cardsync knows (${newest}); upgrade cardsync`,
     );
   const applied: string[] = [];
-  for (const migration of migrations) {
-    if (migration.version <= from) continue;
-    let ran = false;
-    try {
-      // Another cardsync may open the file at the same time and migrate it first: the write lock
-      // is taken before the version is read again, so its migrations are seen, not repeated.
-      db.transaction(() => {
-        if (schemaVersion(db) >= migration.version) return;
-        db.exec(migration.sql);
-        db.prepare(
-          'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
-        ).run(migration.version, migration.name, now());
-        ran = true;
-      }).immediate();
-    } catch (error) {
-      throw new MirrorError(
-        'MIRROR_MIGRATION_FAILED',
-        `migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
-        { cause: error },
-      );
+  // A migration that rebuilds a table (008: create the new one, copy, drop the old, rename the
+  // new) renames it over the old name. SQLite since 3.26 checks every view at such a rename, so
+  // an analyst's own view of the table, dangling for that moment, failed the migration and left
+  // the mirror unopenable; the legacy rename leaves views alone, and theirs reads the new table.
+  const legacyAlterTable = db.pragma('legacy_alter_table', { simple: true }) as number;
+  db.pragma('legacy_alter_table = ON');
+  try {
+    for (const migration of migrations) {
+      if (migration.version <= from) continue;
+      let ran = false;
+      try {
+        // Another cardsync may open the file at the same time and migrate it first: the write lock
+        // is taken before the version is read again, so its migrations are seen, not repeated.
+        db.transaction(() => {
+          if (schemaVersion(db) >= migration.version) return;
+          db.exec(migration.sql);
+          db.prepare(
+            'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+          ).run(migration.version, migration.name, now());
+          ran = true;
+        }).immediate();
+      } catch (error) {
+        throw new MirrorError(
+          'MIRROR_MIGRATION_FAILED',
+          `migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      if (ran) applied.push(`${String(migration.version).padStart(3, '0')}_${migration.name}`);
     }
-    if (ran) applied.push(`${String(migration.version).padStart(3, '0')}_${migration.name}`);
+  } finally {
+    db.pragma(`legacy_alter_table = ${legacyAlterTable}`);
   }
   return { from, to: Math.max(from, newest), applied };
 }

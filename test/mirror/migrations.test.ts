@@ -170,6 +170,40 @@ describe('migrateMirror', () => {
     expect(schemaVersion(mine)).toBe(newest);
   });
 
+  it("migrates a version-7 file that holds an analyst's view of a table they dropped since", () => {
+    const file = join(temp.dir(), 'v7.sqlite');
+    const raw = new Database(file);
+    migrateMirror(raw, readMigrations().slice(0, 7));
+    raw.exec(`CREATE TABLE my_scratch (card_id TEXT);
+      CREATE VIEW my_scratch_cards AS SELECT card_id FROM my_scratch;
+      DROP TABLE my_scratch;`);
+    raw.close();
+
+    const mirror = openMirror(file);
+    temp.defer(() => mirror.close());
+    expect(schemaVersion(mirror.db)).toBe(readMigrations().length);
+  });
+
+  it("keeps an analyst's own view of missing_cards working through 008, which rebuilds it", () => {
+    const file = join(temp.dir(), 'v7.sqlite');
+    const raw = new Database(file);
+    migrateMirror(raw, readMigrations().slice(0, 7));
+    raw
+      .prepare('INSERT INTO missing_cards VALUES (?, ?, ?, ?, ?)')
+      .run('card-9', 'm-1', 'not_found', '2026-03-01T02:00:00.000Z', 'run-1');
+    raw.exec(`CREATE VIEW my_orphan_cards AS
+      SELECT card_id, merchant_id FROM missing_cards WHERE answer = 'not_found'`);
+    raw.close();
+
+    const mirror = openMirror(file);
+    temp.defer(() => mirror.close());
+    expect(mirror.migration.from).toBe(7);
+    expect(schemaVersion(mirror.db)).toBe(readMigrations().length);
+    expect(mirror.db.prepare('SELECT * FROM my_orphan_cards').all()).toEqual([
+      { card_id: 'card-9', merchant_id: 'm-1' },
+    ]);
+  });
+
   it('rolls back a failing migration whole and reports MIRROR_MIGRATION_FAILED', () => {
     const db = rawDatabase();
     const migrations: Migration[] = [
