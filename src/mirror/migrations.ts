@@ -92,7 +92,9 @@ export function migrateMirror(
         // is taken before the version is read again, so its migrations are seen, not repeated.
         db.transaction(() => {
           if (schemaVersion(db) >= migration.version) return;
+          const before = indexesAndTriggers(db);
           db.exec(migration.sql);
+          restoreDroppedWithTheirTable(db, before, migration.sql);
           db.prepare(
             'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
           ).run(migration.version, migration.name, now());
@@ -111,4 +113,40 @@ export function migrateMirror(
     db.pragma(`legacy_alter_table = ${legacyAlterTable}`);
   }
   return { from, to: Math.max(from, newest), applied };
+}
+
+/** An index or trigger of the mirror, as `sqlite_master` keeps it. */
+interface SchemaObject {
+  readonly name: string;
+  readonly table: string;
+  readonly sql: string;
+}
+
+/** The indexes and triggers of `db` that have SQL (not those behind a PRIMARY KEY or UNIQUE). */
+function indexesAndTriggers(db: SqliteDatabase): SchemaObject[] {
+  return db
+    .prepare(
+      `SELECT name, tbl_name AS "table", sql FROM sqlite_master
+       WHERE type IN ('index', 'trigger') AND sql IS NOT NULL`,
+    )
+    .all() as SchemaObject[];
+}
+
+/**
+ * Create again each of `before` that `sql` dropped without naming it: an index or trigger that
+ * went with a table the migration rebuilt (008 drops missing_cards and renames its new copy),
+ * such as one an analyst added. A migration drops an index or trigger of its own by name.
+ */
+function restoreDroppedWithTheirTable(
+  db: SqliteDatabase,
+  before: readonly SchemaObject[],
+  sql: string,
+): void {
+  const now = new Set(indexesAndTriggers(db).map((o) => o.name));
+  const tables = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  const named = new Set(sql.toLowerCase().match(/[a-z0-9_]+/g));
+  for (const object of before) {
+    if (now.has(object.name) || named.has(object.name.toLowerCase())) continue;
+    if (tables.get(object.table) !== undefined) db.exec(object.sql);
+  }
 }

@@ -204,6 +204,34 @@ describe('migrateMirror', () => {
     ]);
   });
 
+  it("keeps an analyst's own index on missing_cards through 008, which rebuilds the table", () => {
+    const file = join(temp.dir(), 'v7.sqlite');
+    const raw = new Database(file);
+    migrateMirror(raw, readMigrations().slice(0, 7));
+    raw
+      .prepare('INSERT INTO missing_cards VALUES (?, ?, ?, ?, ?)')
+      .run('card-9', 'm-1', 'not_found', '2026-03-01T02:00:00.000Z', 'run-1');
+    raw.exec('CREATE INDEX my_missing_by_answer ON missing_cards (merchant_id, answer)');
+    raw.close();
+
+    const mirror = openMirror(file);
+    temp.defer(() => mirror.close());
+    expect(mirror.migration.from).toBe(7);
+    expect(
+      mirror.db
+        .prepare("SELECT tbl_name, sql FROM sqlite_master WHERE name = 'my_missing_by_answer'")
+        .all(),
+    ).toEqual([
+      {
+        tbl_name: 'missing_cards',
+        sql: 'CREATE INDEX my_missing_by_answer ON missing_cards (merchant_id, answer)',
+      },
+    ]);
+    expect(
+      mirror.db.prepare('SELECT card_id, merchant_id, answer FROM missing_cards').all(),
+    ).toEqual([{ card_id: 'card-9', merchant_id: 'm-1', answer: 'not_found' }]);
+  });
+
   it('rolls back a failing migration whole and reports MIRROR_MIGRATION_FAILED', () => {
     const db = rawDatabase();
     const migrations: Migration[] = [
