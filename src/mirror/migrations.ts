@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { registerMigrationFunctions } from './migration-functions.js';
 import { MirrorError } from './mirror-error.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
@@ -77,6 +78,7 @@ export function migrateMirror(
       `the mirror has schema version ${from}, newer than this cardsync knows (${newest}); upgrade cardsync`,
     );
   const applied: string[] = [];
+  registerMigrationFunctions(db);
   // A migration that rebuilds a table (008: create the new one, copy, drop the old, rename the
   // new) renames it over the old name. SQLite since 3.26 checks every view at such a rename, so
   // an analyst's own view of the table, dangling for that moment, failed the migration and left

@@ -1251,6 +1251,7 @@ describe('012_findings_minor_units', () => {
       '018_offering_previous_seen',
       '019_sync_freshness_every_attempt',
       '020_order_outcomes_fee_quarantined',
+      '021_card_secrets_out_of_old_rows',
     ]);
     const kept = table(
       mirror.db,

@@ -403,6 +403,7 @@ describe('openMirror', () => {
       { version: 18, name: 'offering_previous_seen' },
       { version: 19, name: 'sync_freshness_every_attempt' },
       { version: 20, name: 'order_outcomes_fee_quarantined' },
+      { version: 21, name: 'card_secrets_out_of_old_rows' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
