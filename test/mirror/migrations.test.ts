@@ -170,6 +170,33 @@ describe('migrateMirror', () => {
     expect(schemaVersion(mine)).toBe(newest);
   });
 
+  it('gives a file upgraded from every older version the schema of a new file', () => {
+    const migrations = readMigrations();
+    const schemaOf = (db: Database.Database) => ({
+      objects: db
+        .prepare(
+          `SELECT type, name, tbl_name, sql FROM sqlite_master
+           WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`,
+        )
+        .all(),
+      columns: db
+        .prepare(
+          `SELECT m.name AS tbl, c.* FROM sqlite_master m, pragma_table_xinfo(m.name) c
+           WHERE m.type IN ('table', 'view') ORDER BY m.name, c.cid`,
+        )
+        .all(),
+    });
+    const fresh = rawDatabase('fresh.sqlite');
+    migrateMirror(fresh, migrations);
+    const expected = schemaOf(fresh);
+    for (let version = 1; version < migrations.length; version++) {
+      const db = rawDatabase(`from-${version}.sqlite`);
+      migrateMirror(db, migrations.slice(0, version));
+      migrateMirror(db, migrations);
+      expect(schemaOf(db), `upgraded from version ${version}`).toEqual(expected);
+    }
+  });
+
   it("migrates a version-7 file that holds an analyst's view of a table they dropped since", () => {
     const file = join(temp.dir(), 'v7.sqlite');
     const raw = new Database(file);
