@@ -116,6 +116,33 @@ describe('ResponseValidator', () => {
     expect(page.value.rejected[0]?.raw).toMatchObject({ createdAt: '2026-02-30T02:00:00Z' });
   });
 
+  it("refuses no real instant written the mirror's way too (2026-02-30, 24:00, a leap second), as it refuses it written any other way, instead of mirroring it unchecked", () => {
+    const v = new ResponseValidator();
+    const written = {
+      feb30: '2026-02-30T02:00:00.000Z',
+      apr31: '2026-04-31T02:00:00.000Z',
+      hour24: '2026-11-21T24:00:00.000Z',
+      minute60: '2026-11-21T02:60:00.000Z',
+      leap: '2026-12-31T23:59:60.000Z',
+      leapDay: '2028-02-29T02:00:00.000Z',
+    };
+    const body = {
+      data: Object.entries(written).map(([id, createdAt]) => transaction(id, { createdAt })),
+      pagination: { ...pagination, total: 6 },
+    };
+    const page = v.page<Transaction>('listTransactions', body, { attempts: 1 });
+    if (!page.ok) throw new Error(page.reason);
+    expect(page.value.records.map((r) => [r.transactionId, r.createdAt])).toEqual([
+      ['leapDay', '2028-02-29T02:00:00.000Z'],
+    ]);
+    expect(page.value.rejected.map((e) => [e.recordId, e.reason])).toEqual(
+      ['feb30', 'apr31', 'hour24', 'minute60', 'leap'].map((id) => [
+        id,
+        '/createdAt is not a real instant',
+      ]),
+    );
+  });
+
   it('explains every problem of a record and names the allowed values of an enum', () => {
     const body = {
       data: [
