@@ -59,12 +59,15 @@ interface LastRun {
  * How complete the data is for a reconciliation on its own: how the mirror's latest sync ended,
  * and each merchant whose sync did not end done. Call it holding the mirror lock: a run still
  * marked `running` then died (`crashed`). A `run` whose sync had ended before its reconciliation
- * failed or died is judged by its sync.
+ * failed or died is judged by its sync. The latest is the run recorded last (runs are recorded
+ * as they start, one at a time under the lock), not the one whose `started_at` is greatest: that
+ * is the host's clock, and a run started while it was ahead would pass for the latest, done,
+ * after the clock was set back and the next night's sync failed.
  */
 export function lastSyncStatus(db: SqliteDatabase): DataStatus {
   const last = db
     .prepare(
-      'SELECT run_id, command, outcome, summary, error FROM sync_runs ORDER BY started_at DESC, rowid DESC LIMIT 1',
+      'SELECT run_id, command, outcome, summary, error FROM sync_runs ORDER BY rowid DESC LIMIT 1',
     )
     .get() as LastRun | undefined;
   if (!last)
