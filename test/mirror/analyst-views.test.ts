@@ -1252,6 +1252,7 @@ describe('012_findings_minor_units', () => {
       '019_sync_freshness_every_attempt',
       '020_order_outcomes_fee_quarantined',
       '021_card_secrets_out_of_old_rows',
+      '022_sync_freshness_latest_recorded',
     ]);
     const kept = table(
       mirror.db,
@@ -1471,6 +1472,48 @@ describe('sync_freshness', () => {
       ['m-1', 'run-2', 'running', null],
       ['m-2', 'run-1', 'failed', 'unauthorized'],
     ]);
+  });
+});
+
+describe('sync_freshness after the host clock was set back', () => {
+  it('names the run recorded last, not the one the host stamped latest while its clock was ahead', () => {
+    const mirror = temp.open();
+    const writers = scenario(mirror);
+    const run = (runId: string, startedAt: string, outcome: 'done' | 'incomplete') => {
+      writers.runs.start({ runId, command: 'run', startedAt, pid: 1, host: 'h' });
+      writers.runs.addWindow({
+        runId,
+        merchantId: 'm-1',
+        kind: 'history',
+        startAt: at('03-01T00:00'),
+        endAt: READ,
+        filter: null,
+        expected: 1,
+        fetched: 1,
+        upserted: 1,
+        attempts: 1,
+        durationMs: 5,
+        outcome: 'done',
+        finishedAt: startedAt,
+      });
+      writers.runs.finish({
+        runId,
+        finishedAt: startedAt,
+        outcome,
+        exitCode: outcome === 'done' ? 0 : 4,
+        summary: [{ source: 'main', merchantId: 'm-1', outcome, error: null }],
+      });
+    };
+    // The host's clock was a day ahead on the first night; NTP set it back before the second.
+    run('run-ahead', at('03-06T02:00'), 'done');
+    run('run-after', at('03-05T02:00'), 'incomplete');
+    expect(
+      table(
+        mirror.db,
+        `SELECT merchant_id, last_run_id, last_run_outcome, last_run_merchant_outcome
+         FROM sync_freshness WHERE merchant_id = 'm-1'`,
+      ),
+    ).toEqual([['m-1', 'run-after', 'incomplete', 'incomplete']]);
   });
 });
 

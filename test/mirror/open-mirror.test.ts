@@ -404,6 +404,7 @@ describe('openMirror', () => {
       { version: 19, name: 'sync_freshness_every_attempt' },
       { version: 20, name: 'order_outcomes_fee_quarantined' },
       { version: 21, name: 'card_secrets_out_of_old_rows' },
+      { version: 22, name: 'sync_freshness_latest_recorded' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
