@@ -156,11 +156,12 @@ FROM card_history
 WHERE card_id = 'card_replace_me'
 ORDER BY observed_at;
 
--- 19. Status changes the mirror observed in the newest sync run.
+-- 19. Status changes the mirror observed in the newest sync run (the one recorded last: its
+-- started_at is the host's clock, which may have been set back since an earlier run).
 SELECT c.transaction_id, t.type, c.from_status, c.to_status, c.observed_at
 FROM transaction_status_changes c
 JOIN transactions t ON t.transaction_id = c.transaction_id
-WHERE c.run_id = (SELECT run_id FROM sync_runs ORDER BY started_at DESC LIMIT 1)
+WHERE c.run_id = (SELECT run_id FROM sync_runs ORDER BY rowid DESC LIMIT 1)
 ORDER BY c.observed_at, c.transaction_id;
 
 -- 20. Upstream records set aside because they failed validation, by resource and reason.
@@ -182,7 +183,7 @@ SELECT f.check_code, f.merchant_id, f.card_id, f.transaction_id, f.order_no, f.f
 FROM findings f
 WHERE f.state = 'resolved'
   AND f.resolved_run_id = (
-    SELECT run_id FROM recon_runs ORDER BY reconciled_at DESC, run_id DESC LIMIT 1
+    SELECT run_id FROM recon_runs ORDER BY rowid DESC LIMIT 1
   )
 ORDER BY f.check_code, f.merchant_id;
 

@@ -9,6 +9,7 @@ import { createMirrorWriters, type MirrorWriters } from '../../src/mirror/mirror
 import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
 import type { SqliteDatabase } from '../../src/mirror/sqlite-database.js';
 import { currencyExponent, KNOWN_CURRENCIES } from '../../src/money/currency.js';
+import type { Check } from '../../src/recon/check.js';
 import { CHECK_CODES, type CheckCode } from '../../src/recon/check-code.js';
 import { cardBalanceMismatch } from '../../src/recon/checks/card-balance-mismatch.js';
 import { unjournaledCard } from '../../src/recon/checks/unjournaled-card.js';
@@ -1128,6 +1129,31 @@ describe('open_findings', () => {
     ]);
   });
 
+  it('takes the reconciliation recorded last as the newest, though the host clock was set back before it', () => {
+    const mirror = temp.open();
+    scenario(mirror);
+    const reconcile = (runId: string, time: string, checks: Check[]) =>
+      recordReconciliation(mirror.db, {
+        runId,
+        at: at(time),
+        results: runChecks(mirror.db, { checks }),
+      });
+    // The host's clock was a day ahead at the first reconciliation; NTP set it back before the
+    // second, which ran one check only.
+    reconcile('rc-ahead', '03-06T03:00', [cardBalanceMismatch]);
+    reconcile('rc-after', '03-05T03:00', [unjournaledCard]);
+    expect(
+      table(
+        mirror.db,
+        `SELECT check_code, last_seen_run_id, in_latest_reconciliation
+         FROM open_findings ORDER BY check_code`,
+      ),
+    ).toEqual([
+      ['CARD_BALANCE_MISMATCH', 'rc-ahead', 0],
+      ['UNJOURNALED_CARD', 'rc-after', 1],
+    ]);
+  });
+
   it('counts a finding the newest reconciliation kept open (its record skipped) as in it', () => {
     const l = openLedger(temp);
     const skewed = l.issue(l.offering(), { amount: '100.00' });
@@ -1253,6 +1279,7 @@ describe('012_findings_minor_units', () => {
       '020_order_outcomes_fee_quarantined',
       '021_card_secrets_out_of_old_rows',
       '022_sync_freshness_latest_recorded',
+      '023_open_findings_latest_recorded',
     ]);
     const kept = table(
       mirror.db,
