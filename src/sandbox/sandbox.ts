@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { Server as HttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, isIPv6, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -213,8 +213,13 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     events.runDue();
     moving?.start();
     const { port } = listener.address() as AddressInfo;
+    // An IPv6 address goes in brackets (RFC 3986): `https://::1:8443` is no URL at all.
     const urlHost =
-      host === '127.0.0.1' || host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+      host === '127.0.0.1' || host === '0.0.0.0' || host === '::'
+        ? 'localhost'
+        : isIPv6(host)
+          ? `[${host}]`
+          : host;
     logger.info(
       { port, stateDir: options.stateDir ?? null, merchants: merchants.length },
       'sandbox listening',
