@@ -48,3 +48,29 @@ describe('the Date header follows the service clock', () => {
     }
   });
 });
+
+describe('moving the service clock', () => {
+  let t: TestSandbox;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    t = await startTestSandbox();
+    api = t.merchants[0] as ApiClient;
+  });
+  afterAll(async () => t.close());
+
+  it('refuses an advance past the last instant a timestamp can be written, and changes nothing', async () => {
+    const before = await t.control.get('/_control/clock');
+    expect(before.status).toBe(200);
+    // A slip of a few zeros (a day is 86400000 ms): past year 9999, or past any safe number.
+    for (const advanceMs of [9e15, 1e20]) {
+      const refused = await t.control.post('/_control/clock', { advanceMs });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.code).toBe('VALIDATION_FAILED');
+    }
+    const after = await t.control.get('/_control/clock');
+    expect(after.status, after.text).toBe(200);
+    expect(after.body.offsetMs).toBe(before.body.offsetMs);
+    expect((await api.get('/cards')).status).toBe(200);
+  });
+});

@@ -3,7 +3,7 @@ import type { TransactionType } from '../../contract/enums.js';
 import { isKnownCurrency } from '../../money/currency.js';
 import type { Minor } from '../../money/decimal.js';
 import { changeTransactionStatus, recordTransaction } from '../activity/card-activity.js';
-import { CLOCK_OFFSET_KEY, type MovableClock } from '../clock.js';
+import { CLOCK_OFFSET_KEY, LATEST_INSTANT, type MovableClock } from '../clock.js';
 import type { DueEvents } from '../due-events.js';
 import { ApiError } from '../http/api-error.js';
 import { hashKey } from '../http/authentication.js';
@@ -72,6 +72,13 @@ export function registerControlRoutes(
     controlled({ body: AdvanceClockBody }),
     async (request: FastifyRequest) => {
       const { advanceMs } = request.body as AdvanceClockBody;
+      // Past it, every timestamp the service writes (a record's, the Date header) is invalid:
+      // each later answer that carries one would be a 500, and a state directory keeps the clock.
+      if (!clock.canAdvance(advanceMs)) {
+        throw new ApiError('VALIDATION_FAILED', [
+          `advanceMs would move the service clock past ${timestamp(LATEST_INSTANT)}`,
+        ]);
+      }
       clock.advance(advanceMs);
       writeMeta(ctx.store.db, CLOCK_OFFSET_KEY, String(clock.offsetMs));
       const applied = events.runDue();
