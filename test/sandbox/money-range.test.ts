@@ -57,3 +57,32 @@ describe('money past 2^53 minor units (refused, never rounded)', () => {
     expect((await m.api.get('/cards', { query: { limit: 100 } })).status).toBe(200);
   });
 });
+
+describe('an unjournaled debit past −(2^53 − 1) minor units (refused, never rounded)', () => {
+  let t: TestSandbox;
+  let m: MerchantSession;
+  beforeAll(async () => {
+    // JPY: a request amount of 15 digits is close to 10^15 minor units, so ten debits suffice.
+    t = await startTestSandbox({ merchants: 1, currencies: ['JPY'] });
+    m = new MerchantSession(t, 0);
+  });
+  afterAll(async () => t.close());
+
+  const debit = (amount: bigint) =>
+    t.control.post(`/_control/merchants/${m.merchantId}/unjournaled-movement`, {
+      amount: m.text(amount),
+    });
+
+  it('refuses a debit that would take the balance below −(2^53 − 1) with 400, changing nothing', async () => {
+    const step = 999_999_999_999_999n;
+    for (let i = 0; i < 9; i++) expect((await debit(step)).status).toBe(201);
+    const before = await m.balance();
+    const room = before + MAX;
+    const refused = await debit(room + 1n);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(await m.balance()).toBe(before);
+    expect((await debit(room)).status).toBe(201);
+    expect(await m.balance()).toBe(-MAX);
+  });
+});

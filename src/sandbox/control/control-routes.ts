@@ -143,6 +143,7 @@ export function registerControlRoutes(
       const magnitude = requestAmount('amount', body.amount, merchant.currency, false);
       const finding = ctx.store.atomically(() => {
         if (body.direction === 'credit') refuseBeyondExact(ctx, merchantId, magnitude);
+        else refuseBelowExact(ctx, merchantId, magnitude);
         return plantMerchantBalanceDrift(
           ctx,
           merchantId,
@@ -288,6 +289,19 @@ function refuseBeyondExact(ctx: SandboxContext, merchantId: string, amount: Mino
   if (held + BigInt(amount) > BigInt(Number.MAX_SAFE_INTEGER))
     throw new ApiError('VALIDATION_FAILED', [
       `amount would take the money merchant ${merchantId} holds past ${Number.MAX_SAFE_INTEGER} minor units, beyond what the service counts exactly`,
+    ]);
+}
+
+/**
+ * Refuse a debit that would take `merchantId`'s balance below −(2^53 − 1) minor units: beyond,
+ * the balance is no longer counted exactly and every later read of it would be a 500.
+ * @throws ApiError VALIDATION_FAILED, before anything is changed.
+ */
+function refuseBelowExact(ctx: SandboxContext, merchantId: string, amount: Minor): void {
+  const balance = BigInt(ctx.store.merchants.get(merchantId)?.balanceMinor ?? 0);
+  if (balance - BigInt(amount) < -BigInt(Number.MAX_SAFE_INTEGER))
+    throw new ApiError('VALIDATION_FAILED', [
+      `amount would take merchant ${merchantId}'s balance below -${Number.MAX_SAFE_INTEGER} minor units, beyond what the service counts exactly`,
     ]);
 }
 
