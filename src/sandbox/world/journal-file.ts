@@ -15,6 +15,9 @@ export interface JournalRow {
   readonly orderNo: string;
 }
 
+/** RFC 4180 records end with CRLF (reference-model section 5 names RFC 4180). */
+const RFC_4180 = { record_delimiter: 'windows' } as const;
+
 /** An RFC 4180 journal file written row batch by row batch, so memory stays bounded. */
 export class JournalFile {
   readonly path: string;
@@ -23,13 +26,19 @@ export class JournalFile {
   constructor(path: string) {
     this.path = path;
     this.#fd = openSync(path, 'w');
-    writeSync(this.#fd, stringify([], { header: true, columns: [...JOURNAL_COLUMNS] }));
+    writeSync(
+      this.#fd,
+      stringify([], { ...RFC_4180, header: true, columns: [...JOURNAL_COLUMNS] }),
+    );
   }
 
   /** Append rows. */
   append(rows: readonly JournalRow[]): void {
     if (rows.length === 0) return;
-    writeSync(this.#fd, stringify(rows as JournalRow[], { columns: [...JOURNAL_COLUMNS] }));
+    writeSync(
+      this.#fd,
+      stringify(rows as JournalRow[], { ...RFC_4180, columns: [...JOURNAL_COLUMNS] }),
+    );
   }
 
   close(): void {
