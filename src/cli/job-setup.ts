@@ -8,6 +8,7 @@ import type { SyncSettings } from '../sync/sync-context.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, ExitError, UsageError } from './exit-codes.js';
 import { isMirrorBusy, mirrorBusyExit } from './mirror-busy.js';
+import { mirrorFailureExit } from './mirror-failure-exit.js';
 
 /** Read the configuration; a bad value is a usage error naming its key, and nothing is touched. */
 export async function loadConfig(
@@ -71,7 +72,8 @@ export function syncSettings(config: JobConfig): SyncSettings {
  * Open the mirror `file`, named by `origin` (`--db`, `CARDSYNC_DB`, the config file's `db`); a
  * file that cannot be opened, that this user cannot write (unless `options.writable` is false),
  * or that is newer than this cardsync is exit 2 naming `origin`, one whose migration waited past
- * the busy timeout on another writer is exit 5.
+ * the busy timeout on another writer is exit 5, one whose migration could not be written (a full
+ * disk) or found the file damaged is {@link mirrorFailureExit}'s exit 1.
  */
 export function openMirrorOrExit(
   file: string,
@@ -82,6 +84,12 @@ export function openMirrorOrExit(
     return openMirror(file, options);
   } catch (error) {
     if (isMirrorBusy(error)) throw mirrorBusyExit(error);
+    // A full disk or a file size limit met while the mirror was upgraded is not a setting to
+    // fix: the migration was rolled back, and the next run goes on from the last one applied.
+    if (error instanceof MirrorError && error.code === 'MIRROR_MIGRATION_FAILED') {
+      const storage = mirrorFailureExit(error, { file, syncing: false });
+      if (storage) throw storage;
+    }
     if (error instanceof MirrorError)
       throw new ExitError(EXIT.USAGE, `${origin}: ${error.message}`, { cause: error });
     throw error;

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CARD_INDEX, hasCardIndex } from '../../src/mirror/card-index.js';
+import { readMigrations } from '../../src/mirror/migrations.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
 import { CLI, finished, runCliProcess, unprivilegedUser } from '../support/cli-process.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
@@ -164,6 +165,30 @@ describe('a mirror whose environment fails', () => {
     } finally {
       await after.close();
     }
+  }, 60_000);
+
+  it('exits 1 naming the full disk, not 2 as if misconfigured, when a new mirror cannot be written while it is migrated; the next run completes it', async () => {
+    // Room for the first migrations of a new mirror (pages of 16 KiB), not for all of them.
+    const limited = await runLimited(['sync'], f.env, 1000);
+    expect(limited.code, limited.stderr).toBe(1);
+    expect(messageLines(limited.stderr)).toEqual([
+      expect.stringMatching(
+        /^cardsync: cannot write the mirror .*mirror\.sqlite: disk I\/O error \(SQLITE_IOERR_WRITE\); free disk space or fix its permissions, then run again$/,
+      ),
+    ]);
+    expect(integrity(f.db)).toEqual([{ integrity_check: 'ok' }]);
+    const reached = new Database(f.db, { readonly: true });
+    try {
+      const version = reached.prepare('SELECT max(version) FROM schema_migrations').pluck().get();
+      expect(version).toBeGreaterThan(1);
+      expect(version).toBeLessThan(readMigrations().length);
+    } finally {
+      reached.close();
+    }
+
+    const fixed = await runCliProcess(['sync'], f.env);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(compareMirror(f.t.sandbox, f.db)).toEqual(NO_DIFFERENCES);
   }, 60_000);
 
   it('names a mirror found damaged mid-run, with what to do, instead of an internal error', async () => {
