@@ -339,7 +339,8 @@ export function checkMerchant(view: MerchantView, settings: CheckSettings): Chec
       const after = (o: JournalEntry) => created - at(o.submittedAt) > settings.graceMs;
       const inactive = timeline.some(
         (o) =>
-          (o.kind === 'CANCEL' && after(o)) ||
+          // A CANCEL whose FEE record is DECLINED failed: it stopped nothing.
+          (o.kind === 'CANCEL' && after(o) && feeRecord.get(o.orderNo)?.status !== 'DECLINED') ||
           (o.kind === 'FREEZE' &&
             after(o) &&
             !timeline.some(

@@ -11,7 +11,7 @@ const AWAITING_REASON =
 
 /**
  * For each non-DECLINED PURCHASE or VERIFICATION, the earliest journal order that had stopped
- * its card more than `grace` before it was created: a CANCEL, or a FREEZE with no UNFREEZE
+ * its card more than `grace` before it was created: a CANCEL that did not fail, or a FREEZE with no UNFREEZE
  * submitted between the two, one submitted in the transaction's own instant included (section 6
  * asks for activity created before the next UNFREEZE, and that is not before it). Orders of one
  * instant are taken in journal order (`seq`), as ORDER_NOT_REFLECTED takes them: a file with
@@ -39,11 +39,14 @@ stop_orders AS (
   FROM journal
   -- An accepted FREEZE or CANCEL stops the card: one with an orderNo, or one the upstream
   -- answered with a 2xx that named none (ACCEPTED without orderNo: no link is needed here); one
-  -- still awaiting its answer may have. Any UNFREEZE the upstream did not reject may have
-  -- restarted it (one journaled without orderNo too), so activity after it is no finding.
+  -- still awaiting its answer may have. A CANCEL whose FEE record is DECLINED failed (the card
+  -- was blocked while it was pending, reference-model section 3): it stopped nothing. Any
+  -- UNFREEZE the upstream did not reject may have restarted it (one journaled without orderNo
+  -- too), so activity after it is no finding.
   WHERE card_id IS NOT NULL
     AND ((kind IN ('FREEZE', 'CANCEL')
-          AND (unlinkable IS NULL OR state IN ('ACCEPTED', 'SUBMITTED')))
+          AND (unlinkable IS NULL OR state IN ('ACCEPTED', 'SUBMITTED'))
+          AND NOT (kind = 'CANCEL' AND succeeded IS 0))
       OR (kind = 'UNFREEZE' AND state <> 'REJECTED'))
 ),
 stops AS MATERIALIZED (
