@@ -1,4 +1,5 @@
 import type { OrderReference } from '../../contract/index.js';
+import { availableBalance } from '../control/card-network.js';
 import { ApiError } from '../http/api-error.js';
 import { issueCardDetails } from '../ledger/card-details.js';
 import type { SandboxContext } from '../sandbox-context.js';
@@ -116,7 +117,8 @@ function accept(
     case 'WITHDRAW': {
       const amount = requireAmount(request);
       const card = requireCardIn(ctx, merchant, request, 'ACTIVE');
-      if (card.balanceMinor < amount) {
+      // Debits still to post were authorised when created: the money is held for them.
+      if (availableBalance(ctx, card) < amount) {
         throw new ApiError(
           'INSUFFICIENT_CARD_BALANCE',
           'card balance is too low for this withdrawal',

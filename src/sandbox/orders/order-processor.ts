@@ -1,5 +1,6 @@
 import { percentOf } from '../../money/percent.js';
 import { recordTransaction } from '../activity/card-activity.js';
+import { availableBalance } from '../control/card-network.js';
 import { hashUnit } from '../random/seeded-random.js';
 import type { SandboxContext } from '../sandbox-context.js';
 import type { CardRecord, OrderRecord } from '../store/records.js';
@@ -85,7 +86,11 @@ export function processOrder(
         break;
       }
       case 'WITHDRAW':
-        if (outcome === 'success' && !CLOSED.has(card.status) && card.balanceMinor >= amount) {
+        if (
+          outcome === 'success' &&
+          !CLOSED.has(card.status) &&
+          availableBalance(ctx, card) >= amount
+        ) {
           ctx.store.cards.adjustBalance(card.cardId, -amount);
           ctx.store.merchants.adjustBalance(order.merchantId, amount);
           fee('COMPLETED', 0);
