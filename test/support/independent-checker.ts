@@ -246,7 +246,10 @@ export function checkMerchant(view: MerchantView, settings: CheckSettings): Chec
     const latest = switches[switches.length - 1];
     if (!card || !latest || !pastGrace(latest)) continue;
     const cancelledAfter = timeline.some(
-      (o) => o.kind === 'CANCEL' && timeline.indexOf(o) > timeline.indexOf(latest),
+      (o) =>
+        o.kind === 'CANCEL' &&
+        timeline.indexOf(o) > timeline.indexOf(latest) &&
+        feeRecord.get(o.orderNo)?.status !== 'DECLINED',
     );
     const expected = latest.kind === 'FREEZE' ? 'FROZEN' : 'ACTIVE';
     if (!cancelledAfter && card.status !== expected) {

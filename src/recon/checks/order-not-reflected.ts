@@ -22,10 +22,10 @@ const AWAITING = `(x.state = 'SUBMITTED' AND x.order_no IS NULL)`;
 /**
  * Of each FREEZE, UNFREEZE or CANCEL, how many of its card's such orders the upstream did not
  * reject follow it in journal order: answered ones (`later_answered`), ones still awaiting their
- * answer (`later_awaiting`) and CANCELs (`later_cancels`); none without a card. Counted in one
- * pass over the card's orders, its rows after the current one: looking the later orders up for
- * each order instead read a card's whole history per order, and a card with 20,000 FREEZE and
- * UNFREEZE orders took minutes.
+ * answer (`later_awaiting`) and CANCELs that did not fail (`later_cancels`); none without a
+ * card. Counted in one pass over the card's orders, its rows after the current one: looking the
+ * later orders up for each order instead read a card's whole history per order, and a card with
+ * 20,000 FREEZE and UNFREEZE orders took minutes.
  */
 function laterSwitchCount(condition: string): string {
   return `CASE WHEN x.card_id IS NULL THEN 0
@@ -37,14 +37,15 @@ ${QUARANTINED_CTE},
 -- Any FREEZE or UNFREEZE the upstream did not reject may be the card's latest, one journaled
 -- without orderNo too: it cannot be judged itself, but the card's status may be its doing, so
 -- the orders before it are superseded (ACTIVITY_ON_INACTIVE_CARD counts it the same way). So
--- does any such CANCEL after the latest. One still awaiting its answer (SUBMITTED, no orderNo)
+-- does any such CANCEL after the latest, but one whose FEE record is DECLINED: that CANCEL
+-- failed (the card was blocked while it was pending) and left the card as it was. One still awaiting its answer (SUBMITTED, no orderNo)
 -- may never have reached the upstream: an order it alone follows is left undecided, neither
 -- judged nor cleared, until \`orders settle\` learns its fate.
 switch_orders AS (
   SELECT x.*,
          ${laterSwitchCount(`NOT ${AWAITING}`)} AS later_answered,
          ${laterSwitchCount(AWAITING)} AS later_awaiting,
-         ${laterSwitchCount("x.kind = 'CANCEL'")} AS later_cancels
+         ${laterSwitchCount("x.kind = 'CANCEL' AND x.succeeded IS NOT 0")} AS later_cancels
   FROM journal x WHERE x.kind IN ('FREEZE', 'UNFREEZE', 'CANCEL')
   WINDOW later AS (PARTITION BY x.card_id ORDER BY x.submitted_at, x.seq
                    ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
