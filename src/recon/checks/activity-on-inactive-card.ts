@@ -11,12 +11,12 @@ const AWAITING_REASON =
 
 /**
  * For each non-DECLINED PURCHASE or VERIFICATION, the earliest journal order that had stopped
- * its card more than `grace` before it was created: a CANCEL that did not fail, or a FREEZE with no UNFREEZE
- * submitted between the two, one submitted in the transaction's own instant included (section 6
- * asks for activity created before the next UNFREEZE, and that is not before it). Orders of one
- * instant are taken in journal order (`seq`), as ORDER_NOT_REFLECTED takes them: a file with
- * times to the second may hold a FREEZE and the UNFREEZE after it in one second, and the card
- * was active again after both. An order still awaiting its answer may or may not have reached
+ * its card more than `grace` before it was created: a CANCEL that did not fail, or a FREEZE with
+ * no UNFREEZE submitted between the two, one submitted in the transaction's own instant included
+ * (section 6 asks for activity created before the next UNFREEZE, and that is not before it).
+ * Orders of one instant are taken in journal order (`seq`), as ORDER_NOT_REFLECTED takes them: a
+ * file with times to the second may hold a FREEZE and the UNFREEZE after it in one second, and
+ * the card was active again after both. An order still awaiting its answer may or may not have reached
  * the upstream: such a FREEZE or CANCEL does not stop the card and such an UNFREEZE restarts it,
  * so what is reported holds either way, and a transaction that one of them could make a finding
  * (were it taken, or were it lost) is `undecided`, its finding kept open. Only the cards with a

@@ -38,9 +38,10 @@ ${QUARANTINED_CTE},
 -- without orderNo too: it cannot be judged itself, but the card's status may be its doing, so
 -- the orders before it are superseded (ACTIVITY_ON_INACTIVE_CARD counts it the same way). So
 -- does any such CANCEL after the latest, but one whose FEE record is DECLINED: that CANCEL
--- failed (the card was blocked while it was pending) and left the card as it was. One still awaiting its answer (SUBMITTED, no orderNo)
--- may never have reached the upstream: an order it alone follows is left undecided, neither
--- judged nor cleared, until \`orders settle\` learns its fate.
+-- failed (the card was blocked while it was pending) and left the card as it was. One still
+-- awaiting its answer (SUBMITTED, no orderNo) may never have reached the upstream: an order it
+-- alone follows is left undecided, neither judged nor cleared, until \`orders settle\` learns
+-- its fate.
 switch_orders AS (
   SELECT x.*,
          ${laterSwitchCount(`NOT ${AWAITING}`)} AS later_answered,
