@@ -1,5 +1,6 @@
 import type { Transaction } from '../contract/index.js';
 import { addLandedTo } from './commit-batcher.js';
+import { LastReads } from './last-reads.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import type { SplitDensity } from './split-density.js';
 import { type MerchantSyncContext, readTime } from './sync-context.js';
@@ -62,7 +63,21 @@ export async function syncWindows(
   const seen = options.collectIds ? new Set<string>() : null;
   let verified = true;
   const log = context.logger;
-  const batcher = windowBatcher(context.writerThread, { runId: context.runId, counts });
+  // Windows of this batch may share rows and finish in any order: each row goes to the writer
+  // thread as read last when it is sent (the thread lands what it is sent in order), also when
+  // a large window's parts go ahead of windows waiting in the batcher.
+  const lastReads = new LastReads();
+  const writer = {
+    commit: (runId: string, windows: readonly WindowCommit[]) =>
+      context.writerThread.commit(
+        runId,
+        windows.map((window) => ({
+          ...window,
+          rows: window.rows.map((row) => lastReads.latest(row)),
+        })),
+      ),
+  };
+  const batcher = windowBatcher(writer, { runId: context.runId, counts });
   const landed = addLandedTo(counts);
   try {
     await runWorkPool<WindowJob | Promise<readonly WindowJob[]>>(
@@ -89,7 +104,7 @@ export async function syncWindows(
         // One part at a time, each awaited: the writer thread never holds more than a batch.
         const commitAhead = async (pieces: readonly WindowCommit[]) => {
           for (const piece of pieces) {
-            const written = await context.writerThread.commit(context.runId, [piece]);
+            const written = await writer.commit(context.runId, [piece]);
             landed(written);
             for (const w of written) upsertedAhead += w.inserted + w.updated;
           }
@@ -115,6 +130,7 @@ export async function syncWindows(
           maxPages: context.settings.maxPagesPerWindow,
           signal: context.signal,
           landAhead,
+          arrived: (rows) => lastReads.note(job.range, job.kind === 'audit', rows),
         });
         if (result.kind === 'split') {
           counts.splits += 1;

@@ -36,6 +36,8 @@ export interface WindowFetchOptions {
    * it, every page is held until the window is read.
    */
   readonly landAhead?: (rows: Transaction[]) => Promise<void>;
+  /** Told of every page's valid rows as it arrives, in the order the pages were read. */
+  readonly arrived?: (rows: readonly Transaction[]) => void;
 }
 
 /** A window read whole: every record the upstream counted, each once. */
@@ -115,6 +117,11 @@ export async function fetchWindow(
     endTime: isoTime(window.range.end + 1),
   };
   const call = { signal: options.signal };
+  const list = async (query: ListTransactionsQuery) => {
+    const page = await lister.listTransactions(query, call);
+    options.arrived?.(page.records);
+    return page;
+  };
   const density = window.density;
   const guess = density?.estimate(window.range) ?? null;
   if (density && guess !== null && canSplit(window.range)) {
@@ -126,7 +133,7 @@ export async function fetchWindow(
   const landedAhead = new Set<string>();
   let expected = 0;
   for (let attempt = 1; ; attempt++) {
-    const first = await lister.listTransactions({ ...base, page: 1, limit: pageSize }, call);
+    const first = await list({ ...base, page: 1, limit: pageSize });
     expected = first.pagination.total;
     const limit = first.pagination.limit;
     if (attempt === 1) density?.observe(window.range, expected);
@@ -153,17 +160,12 @@ export async function fetchWindow(
       });
     };
     take(first);
-    await readRemainingPages(
-      (page) => lister.listTransactions({ ...base, page, limit }, call),
-      pageCount,
-      take,
-      {
-        groupPages: options.landAhead ? options.maxPages : pageCount,
-        ...(options.landAhead ? { landAhead: options.landAhead } : {}),
-        rows,
-        landedAhead,
-      },
-    );
+    await readRemainingPages((page) => list({ ...base, page, limit }), pageCount, take, {
+      groupPages: options.landAhead ? options.maxPages : pageCount,
+      ...(options.landAhead ? { landAhead: options.landAhead } : {}),
+      rows,
+      landedAhead,
+    });
     // A record fixed upstream between attempts is no longer malformed.
     for (const id of rows.keys()) rejected.delete(id);
     for (const id of landedAhead) rejected.delete(id);
