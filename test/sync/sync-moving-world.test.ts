@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activeCard, postForced } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
@@ -24,6 +25,14 @@ describe('a second sync of a moving world', () => {
     // Then the night's activity: new rows, statuses moving on (old rows too), late postings
     // that only become visible once the clock passes them.
     expect(world.step(1500)).toBeGreaterThan(1000);
+    // One late posting for certain: the world's own (a tenth of its purchases) need cards with
+    // money left, which a first sync slowed by a loaded machine gives the world time to spend.
+    await postForced(w.t, activeCard(w.t), {
+      type: 'PURCHASE',
+      status: 'COMPLETED',
+      amount: '1.00',
+      createdAt: w.t.sandbox.context.clock.now() - 3_600_000,
+    });
     const before = new Database(w.mirrorFile, { readonly: true });
     const mirrored = new Map(
       (
