@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CardIssuingClient } from '../../src/api/index.js';
 import type { CardOrder } from '../../src/journal/card-order.js';
-import { OrderDesk } from '../../src/journal/order-desk.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { control, failPendingOrder, submitThroughDesk } from './support/desk-orders.js';
 import { checkWorld } from './support/recon-world.js';
 
 const HOUR = 3_600_000;
@@ -26,7 +25,6 @@ describe('a FREEZE not reflected, followed by a CANCEL that failed', () => {
       currencies: ['USD'],
       world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
     });
-    const merchant = w.t.sandbox.merchants[0] as (typeof w.t.sandbox.merchants)[number];
     const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
     const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
       cardId: string;
@@ -35,44 +33,17 @@ describe('a FREEZE not reflected, followed by a CANCEL that failed', () => {
     const card = cards.find((c) => c.status === 'ACTIVE');
     if (!card) throw new Error('the world has no ACTIVE card');
     cardId = card.cardId;
-    const control = async (path: string, body: unknown) => {
-      const answer = await w.t.control.post(path, body);
-      expect(answer.status, answer.text).toBeLessThan(300);
-      return answer.body;
-    };
-    // Each order is accepted, then the service blocks the card before it is processed: the
-    // order fails, and the card is unblocked (ACTIVE) again.
+    // Each order is accepted, then the service fails it and the card is ACTIVE again.
     const failedOrder = async (order: CardOrder) => {
-      const mirror = w.openMirror();
-      const client = new CardIssuingClient({
-        baseUrl: w.t.sandbox.baseUrl,
-        apiKey: merchant.apiKey,
-        ca: w.t.sandbox.caPem,
-      });
-      try {
-        const desk = new OrderDesk({
-          db: mirror.db,
-          api: client,
-          merchantId: merchant.merchantId,
-          currency: 'USD',
-          clock: () => new Date(w.t.sandbox.context.clock.now()),
-        });
-        const outcome = await desk.submit(order);
-        expect(outcome.state).toBe('ACCEPTED');
-        await control(`/_control/cards/${cardId}/status`, { status: 'BLOCKED' });
-        const processed = await control('/_control/orders/process', {});
-        expect(processed.processed.map((p: { outcome: string }) => p.outcome)).toEqual(['failure']);
-        await control(`/_control/cards/${cardId}/status`, { status: 'ACTIVE' });
-        return outcome.orderNo;
-      } finally {
-        await client.close();
-        await mirror.close();
-      }
+      const outcome = await submitThroughDesk(w, order);
+      expect(outcome.state).toBe('ACCEPTED');
+      await failPendingOrder(w, cardId);
+      return outcome.orderNo;
     };
     freezeOrderNo = await failedOrder({ kind: 'FREEZE', cardId });
-    await control('/_control/clock', { advanceMs: 10 * 60_000 });
+    await control(w, '/_control/clock', { advanceMs: 10 * 60_000 });
     await failedOrder({ kind: 'CANCEL', cardId });
-    await control('/_control/clock', { advanceMs: 2 * HOUR });
+    await control(w, '/_control/clock', { advanceMs: 2 * HOUR });
     expect((await w.sync()).outcome).toBe('done');
     results = await checkWorld(w);
   });

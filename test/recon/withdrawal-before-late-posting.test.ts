@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CardIssuingClient } from '../../src/api/index.js';
-import { OrderDesk, type OrderOutcome } from '../../src/journal/order-desk.js';
+import type { OrderOutcome } from '../../src/journal/order-desk.js';
 import { formatMinor } from '../../src/money/decimal.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
 import { transactionEffect } from '../../src/sandbox/ledger/transaction-effect.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { submitThroughDesk } from './support/desk-orders.js';
 import { checkWorld } from './support/recon-world.js';
 
 const DAY = 86_400_000;
@@ -46,30 +46,11 @@ describe('a withdrawal of the posted balance of a card with debits still to post
     if (!card) throw new Error('the world has no ACTIVE card with a debit still to post');
     cardId = card.cardId;
     expect(card.balance + unposted(cardId)).toBeLessThan(card.balance);
-    const merchant = w.t.sandbox.merchants[0] as (typeof w.t.sandbox.merchants)[number];
-    const mirror = w.openMirror();
-    const client = new CardIssuingClient({
-      baseUrl: w.t.sandbox.baseUrl,
-      apiKey: merchant.apiKey,
-      ca: w.t.sandbox.caPem,
+    withdrawal = await submitThroughDesk(w, {
+      kind: 'WITHDRAW',
+      cardId,
+      amount: formatMinor(card.balance, 2),
     });
-    try {
-      const desk = new OrderDesk({
-        db: mirror.db,
-        api: client,
-        merchantId: merchant.merchantId,
-        currency: 'USD',
-        clock: () => new Date(w.t.sandbox.context.clock.now()),
-      });
-      withdrawal = await desk.submit({
-        kind: 'WITHDRAW',
-        cardId,
-        amount: formatMinor(card.balance, 2),
-      });
-    } finally {
-      await client.close();
-      await mirror.close();
-    }
     const processed = await w.t.control.post('/_control/orders/process', {});
     expect(processed.status, processed.text).toBe(200);
     // Every late posting is visible two days on.

@@ -1,0 +1,50 @@
+import { expect } from 'vitest';
+import { CardIssuingClient } from '../../../src/api/index.js';
+import type { CardOrder } from '../../../src/journal/card-order.js';
+import { OrderDesk, type OrderOutcome } from '../../../src/journal/order-desk.js';
+import type { SyncWorld } from '../../support/sync-harness.js';
+
+/**
+ * Submit `order` for the first merchant of `w` through cardsync's own order desk (journaled in
+ * the world's mirror, stamped by the service clock), as `cardsync cards ...` does.
+ */
+export async function submitThroughDesk(w: SyncWorld, order: CardOrder): Promise<OrderOutcome> {
+  const merchant = w.t.sandbox.merchants[0] as (typeof w.t.sandbox.merchants)[number];
+  const mirror = w.openMirror();
+  const client = new CardIssuingClient({
+    baseUrl: w.t.sandbox.baseUrl,
+    apiKey: merchant.apiKey,
+    ca: w.t.sandbox.caPem,
+  });
+  try {
+    const desk = new OrderDesk({
+      db: mirror.db,
+      api: client,
+      merchantId: merchant.merchantId,
+      currency: merchant.currency,
+      clock: () => new Date(w.t.sandbox.context.clock.now()),
+    });
+    return await desk.submit(order);
+  } finally {
+    await client.close();
+    await mirror.close();
+  }
+}
+
+/** POST `body` to the sandbox's control route `path`, expecting success; its body. */
+export async function control(w: SyncWorld, path: string, body: unknown) {
+  const answer = await w.t.control.post(path, body);
+  expect(answer.status, answer.text).toBeLessThan(300);
+  return answer.body;
+}
+
+/**
+ * Have the service fail the order pending on `cardId` (reference-model section 3): the card is
+ * blocked while it is processed, then unblocked (ACTIVE) again.
+ */
+export async function failPendingOrder(w: SyncWorld, cardId: string): Promise<void> {
+  await control(w, `/_control/cards/${cardId}/status`, { status: 'BLOCKED' });
+  const processed = await control(w, '/_control/orders/process', {});
+  expect(processed.processed.map((p: { outcome: string }) => p.outcome)).toEqual(['failure']);
+  await control(w, `/_control/cards/${cardId}/status`, { status: 'ACTIVE' });
+}
