@@ -88,7 +88,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     },
     (text) => parserErr.push(text),
   );
+  // Whether the command's action began: one that did logs its own end (`run finished`).
+  let acting = false;
   program.hook('preAction', (_program, action) => {
+    acting = true;
     json = action.opts().json === true;
   });
   const fail = (exitCode: ExitCode, error: unknown, message: string): ExitCode => {
@@ -110,11 +113,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const refused = new UsageError(withoutOptionValue(error.message.replace(/^error: /, '')), {
         cause: error,
       });
-      const job = commandOf(program, argv);
-      if (job === 'run' || job === 'sync' || job === 'reconcile')
-        (await import('./refused-job-log.js')).logRefusedJob(io, job, started, refused);
+      await logIfJob(program, argv, io, started, refused);
       return fail(EXIT.USAGE, refused, refused.message);
     }
+    // A flag's own parser (`--log-level loud`) refused the command line before the action
+    // began: a refused job still ends with its `run finished` line, as for commander's refusals.
+    if (error instanceof UsageError && !acting) await logIfJob(program, argv, io, started, error);
     // A command that met the mirror's storage failing (a full disk importing orders, say) and
     // did not say which mirror: one line saying so, not an internal error.
     // Loaded only here: `--help` and the commands that never open the mirror stay light.
@@ -132,6 +136,22 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } finally {
     for (const text of parserErr) io.stderr(text);
   }
+}
+
+/**
+ * Log the `run finished` line of a `run`, `sync` or `reconcile` whose command line was refused
+ * before its action began; other commands are no job and log nothing.
+ */
+async function logIfJob(
+  program: Command,
+  argv: readonly string[],
+  io: CliIo,
+  started: number,
+  refused: UsageError,
+): Promise<void> {
+  const job = commandOf(program, argv);
+  if (job === 'run' || job === 'sync' || job === 'reconcile')
+    (await import('./refused-job-log.js')).logRefusedJob(io, job, started, refused);
 }
 
 /**

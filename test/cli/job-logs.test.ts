@@ -258,6 +258,19 @@ describe('the logs of the job commands, stderr not a terminal', () => {
     expect(stderrLines(cards.stderr).json).toEqual([]);
   }, 60_000);
 
+  it('a bad --log-level (loud), refused while the command line is parsed, ends with its run finished line too, then the one plain line naming the flag', async () => {
+    for (const command of ['run', 'sync', 'reconcile'] as const) {
+      const result = await runCliProcess([command, '--log-level', 'loud'], f.env);
+      const { finished } = finishedLog(result, command, 2);
+      expect(finished).toMatchObject({
+        level: 40,
+        outcome: 'usage_error',
+        sync: null,
+        error: { code: 'USAGE_INVALID', message: expect.stringMatching(/^--log-level .*"loud"/) },
+      });
+    }
+  }, 60_000);
+
   it('a key typed as a flag (--api-key=KEY) is refused without repeating it: not in the run finished line, the plain line nor the JSON error', async () => {
     const key = 'sk_live_typed_as_a_flag_0123456789';
     for (const args of [
