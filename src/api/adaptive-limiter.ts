@@ -104,17 +104,19 @@ export class AdaptiveLimiter {
   /**
    * Record a 429 to the request holding `permit`: halve the limit unless this congestion event
    * already did, and pause new requests for `retryAfterMs` when the upstream named a wait.
-   * @returns true when the limit was decreased.
+   * @returns true when the limit was decreased (never when it was 1 already).
    */
   recordRateLimited(permit: Permit, retryAfterMs?: number): boolean {
     if (retryAfterMs !== undefined && retryAfterMs > 0) {
       this.#notBefore = Math.max(this.#notBefore, this.#now() + retryAfterMs);
     }
     if (permit.ticket <= this.#barrier) return false;
+    const before = this.#limit;
     this.#limit = Math.max(1, Math.floor(this.#limit / 2));
     this.#successes = 0;
     this.#barrier = this.#granted;
-    return true;
+    // At 1 there is nothing left to halve: a 429 then is one more retry, not news for the log.
+    return this.#limit < before;
   }
 
   #slot(signal: AbortSignal | undefined): Promise<Permit> {

@@ -64,14 +64,16 @@ describe('AdaptiveLimiter (AIMD gate)', () => {
     later.release();
   });
 
-  it('never goes below 1', async () => {
+  it('never goes below 1, and a 429 at 1 is no decrease (nothing for the log to call halved)', async () => {
     const { limiter } = fakeLimiter(2);
+    const decreased: boolean[] = [];
     for (let i = 0; i < 4; i++) {
       const permit = await limiter.acquire();
-      limiter.recordRateLimited(permit);
+      decreased.push(limiter.recordRateLimited(permit));
       permit.release();
     }
     expect(limiter.limit).toBe(1);
+    expect(decreased).toEqual([true, false, false, false]);
   });
 
   it('adds one step per `limit` successes and stops at the maximum', async () => {

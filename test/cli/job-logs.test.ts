@@ -89,6 +89,24 @@ describe('the logs of the job commands, stderr not a terminal', () => {
     }
   }, 60_000);
 
+  it('a run of 429s logs one warning per halving of the concurrency, none once it is 1: not one a request', async () => {
+    for (const [concurrency, halvings] of [
+      ['1', 0],
+      ['2', 1],
+    ] as const) {
+      f.t.sandbox.faults.replace([{ kind: 'rate-limit', retryAfterSeconds: 0, times: 5 }]);
+      try {
+        const run = await runCliProcess(['sync', '--concurrency', concurrency], f.env);
+        expect(run.code, run.stderr).toBe(0);
+        const halved = stderrLines(run.stderr).json.filter((l) => l.msg.includes('rate limit'));
+        expect(halved, run.stderr).toHaveLength(halvings);
+        for (const line of halved) expect(line).toMatchObject({ level: 40, concurrencyLimit: 1 });
+      } finally {
+        f.t.sandbox.faults.reset();
+      }
+    }
+  }, 60_000);
+
   it('run, exit 0: the last line says how it ended, with its counts and durations', async () => {
     const run = await runCliProcess(['run'], f.env);
     const { finished } = finishedLog(run, 'run', 0);
