@@ -1,5 +1,6 @@
 import { type Logger as CronLogger, createTask, validateDetailed } from 'node-cron';
 import type { Logger } from 'pino';
+import { newRunId } from '../run-id.js';
 import { ScheduleError } from './schedule-error.js';
 import { skippedTickAt } from './skipped-tick.js';
 
@@ -29,8 +30,11 @@ export interface ScheduleOptions {
   /** Aborted to stop: no new run starts, and the schedule ends once the run in flight has. */
   readonly signal: AbortSignal;
   readonly logger: Logger;
-  /** One run. It should stop on `signal` itself; a rejection is logged and the schedule goes on. */
-  readonly job: () => Promise<void>;
+  /**
+   * One run, under `runId`, the id its `run starting` line names. It should stop on `signal`
+   * itself; a rejection is logged and the schedule goes on.
+   */
+  readonly job: (runId: string) => Promise<void>;
   /** Called once ticking has started, with the first run's time. */
   readonly onScheduled?: (next: Date | null) => void;
 }
@@ -92,6 +96,8 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
   validateSchedule(options.cron, options.timezone);
   const logger = options.logger.child({ module: 'schedule' });
   let running: Promise<void> | null = null;
+  /** The id of the run in progress, which a skipped tick names. */
+  let runningId: string | null = null;
   let runs = 0;
   let skipped = 0;
   // The expression read on wall times alone, to see whether it names one a spring-forward skips.
@@ -130,16 +136,23 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
     planNext();
     if (running) {
       skipped += 1;
-      logger.warn({ skipped }, 'a run is still in progress; this tick is skipped');
+      logger.warn(
+        { skipped, running: runningId },
+        'a run is still in progress; this tick is skipped',
+      );
       return;
     }
     runs += 1;
-    logger.info({ run: runs }, 'run starting');
-    const run = options.job().catch((error: unknown) => {
-      logger.error({ err: error }, 'run failed');
+    // Chosen here, so that the run's first line names it as all its later lines do.
+    const runId = newRunId(Date.now());
+    runningId = runId;
+    logger.info({ run: runs, runId }, 'run starting');
+    const run = options.job(runId).catch((error: unknown) => {
+      logger.error({ err: error, runId }, 'run failed');
     });
     running = run.finally(() => {
       running = null;
+      runningId = null;
     });
   };
   const task = createTask(options.cron, tick, {

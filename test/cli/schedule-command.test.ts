@@ -8,6 +8,7 @@ import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js
 
 interface LogLine {
   msg: string;
+  running?: string;
   db?: string;
   exitCode?: number;
   sync?: string;
@@ -257,6 +258,36 @@ describe('cardsync schedule', () => {
       sync: 'done',
     });
   }, 40_000);
+
+  it("names each tick's run in its run starting line, and a skipped tick the run still going", async () => {
+    f.t.sandbox.faults.replace([
+      { kind: 'latency', ms: 2500, match: { operation: 'getMerchantBalance' } },
+    ]);
+    const cli = startCliProcess(['schedule', '--cron', '* * * * * *'], f.env);
+    try {
+      await cli.firstLine();
+      await until('a finished run and a skipped tick', cli, () => {
+        const lines = logLines(cli);
+        return (
+          lines.some((l) => l.msg === 'run finished') &&
+          lines.some((l) => l.msg.includes('tick is skipped'))
+        );
+      });
+    } finally {
+      cli.child.kill('SIGTERM');
+      f.t.sandbox.faults.reset();
+    }
+    expect(await cli.exited(), cli.stderr()).toBe(0);
+    const lines = logLines(cli);
+    const started = lines.filter((l) => l.msg === 'run starting').map((l) => l.runId);
+    for (const runId of started) expect(runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
+    const finished = lines.filter((l) => l.msg === 'run finished').map((l) => l.runId);
+    expect(finished.length).toBeGreaterThan(0);
+    // The runs that finished are the runs that started, in order, each under its one id.
+    expect(started.slice(0, finished.length)).toEqual(finished);
+    const skipped = lines.filter((l) => l.msg.includes('tick is skipped'));
+    for (const line of skipped) expect(started).toContain(line.running);
+  }, 60_000);
 
   it('skips ticks while a run is slow, and a SIGTERM stops the run in flight as a sync stops', async () => {
     f.t.sandbox.faults.replace([

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { JobConfig } from '../../config/index.js';
 import { createLogger } from '../../log/logger.js';
-import { newRunId } from '../../run-id.js';
 import { runSchedule, validateSchedule } from '../../runner/nightly-schedule.js';
 import { ScheduleError } from '../../runner/schedule-error.js';
 import type { CliIo } from '../cli-io.js';
@@ -53,13 +52,12 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
             ? `${JSON.stringify({ scheduled: flags.cron, timezone: flags.tz ?? null, next })}\n`
             : `cardsync schedule: running \`run\` on "${flags.cron}"${flags.tz ? ` (${flags.tz})` : ''}; next at ${next?.toISOString() ?? 'never'}\n`,
         ),
-      job: async () => {
+      job: async (runId) => {
         // Each run reads the configuration afresh, as `cardsync run` would: a key or CA file
         // renewed after a refusal (exit 3) is used by the next tick without a restart. One that
         // no longer loads, or whose reports or metrics folder cannot be written, is that run's
         // exit 2 before anything is synced, logged; the schedule goes on.
         const started = Date.now();
-        const runId = newRunId(started);
         let current: JobConfig;
         try {
           current = await loadConfig(io, runConfigFlags(flags), true);
