@@ -1,6 +1,12 @@
 import type { Logger } from 'pino';
 import { CardIssuingClient, ClientConfigError } from '../api/index.js';
-import { ConfigError, type ConfigFlags, type JobConfig, loadJobConfig } from '../config/index.js';
+import {
+  ConfigError,
+  type ConfigFlags,
+  describeConfig,
+  type JobConfig,
+  loadJobConfig,
+} from '../config/index.js';
 import { MirrorError } from '../mirror/mirror-error.js';
 import { type Mirror, type OpenMirrorOptions, openMirror } from '../mirror/open-mirror.js';
 import type { SyncSource } from '../sync/run-sync.js';
@@ -22,6 +28,14 @@ export async function loadConfig(
     if (error instanceof ConfigError) throw new UsageError(error.message, { cause: error });
     throw error;
   }
+}
+
+/**
+ * Log what run `runId` was configured with, as its first line: the mirror, reports and metrics
+ * paths, the settings, and each merchant's base URL and where its key comes from, never a key.
+ */
+export function logConfigured(logger: Logger, runId: string, config: JobConfig): void {
+  logger.info({ runId, config: describeConfig(config) }, 'configured');
 }
 
 /** A client per configured merchant; a bad base URL is a usage error before any request. */

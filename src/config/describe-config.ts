@@ -1,8 +1,8 @@
 import type { JobConfig } from './job-config.js';
 
 /**
- * The configuration as a log line may show it: paths, URLs, settings and where each key comes
- * from, never a key (nor the CA's PEM text, which is only noise).
+ * The configuration as a log line may show it: paths, URLs, settings and the setting each key
+ * comes from, never a key nor a key file's path (nor the CA's PEM text, which is only noise).
  *
  * @example
  * logger.info({ config: describeConfig(config) }, 'configured');
@@ -17,7 +17,9 @@ export function describeConfig(config: JobConfig) {
     merchants: config.merchants.map((m) => ({
       name: m.name,
       baseUrl: m.baseUrl,
-      keySource: m.keySource,
+      // Where the key comes from by its setting: a key file's path is never logged (a key pasted
+      // where the path belongs would be printed).
+      keyFrom: m.keyOrigin,
       ...(m.caFile === undefined ? {} : { caFile: m.caFile }),
       ...(m.merchantId === undefined ? {} : { merchantId: m.merchantId }),
     })),

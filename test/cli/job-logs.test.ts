@@ -107,6 +107,34 @@ describe('the logs of the job commands, stderr not a terminal', () => {
     }
   }, 60_000);
 
+  it('run, sync and reconcile begin with what they were configured with: the mirror, reports, metrics and merchants, never a key', async () => {
+    for (const command of ['run', 'sync', 'reconcile'] as const) {
+      const run = await runCliProcess([command], f.env);
+      const { lines } = finishedLog(run, command, 0);
+      expect(lines[0], run.stderr).toMatchObject({
+        level: 30,
+        msg: 'configured',
+        config: {
+          db: f.db,
+          reportsDir: f.reportsDir,
+          metricsFile: f.metricsFile,
+          merchants:
+            command === 'reconcile'
+              ? expect.any(Array)
+              : [
+                  {
+                    name: 'default',
+                    baseUrl: f.env.CARDSYNC_BASE_URL,
+                    keyFrom: 'CARDSYNC_API_KEY',
+                  },
+                ],
+        },
+      });
+      expect(lines.filter((l) => l.msg === 'configured')).toHaveLength(1);
+      expect(run.stderr).not.toContain(f.env.CARDSYNC_API_KEY);
+    }
+  }, 60_000);
+
   it('run, exit 0: the last line says how it ended, with its counts and durations', async () => {
     const run = await runCliProcess(['run'], f.env);
     const { finished } = finishedLog(run, 'run', 0);

@@ -131,7 +131,7 @@ describe('configuration from flags and environment variables (no config file)', 
     const described = describeConfig(config);
     expect(JSON.stringify(described)).not.toContain(ENV_KEY);
     expect(described.merchants).toEqual([
-      { name: 'default', baseUrl: 'https://issuer.example.com', keySource: 'env CARDSYNC_API_KEY' },
+      { name: 'default', baseUrl: 'https://issuer.example.com', keyFrom: 'CARDSYNC_API_KEY' },
     ]);
     expect(described.sync.concurrency).toBe(8);
   });

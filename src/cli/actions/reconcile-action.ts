@@ -5,7 +5,7 @@ import { commandLogger } from '../command-logger.js';
 import type { ReconcileFlags } from '../commands/reconcile-command.js';
 import { EXIT, ExitError, UsageError } from '../exit-codes.js';
 import { exitCodeOf } from '../job-errors.js';
-import { loadConfig } from '../job-setup.js';
+import { loadConfig, logConfigured } from '../job-setup.js';
 import { checkOutputDirs } from '../output-dirs.js';
 import { reconConfigFlags } from '../recon-options.js';
 import { type ReconcileJobOutcome, reconcileJob } from '../reconcile-job.js';
@@ -28,6 +28,7 @@ export async function reconcileAction(io: CliIo, flags: ReconcileFlags): Promise
       { config: flags.config, db: flags.db, ...reconConfigFlags(flags) },
       false,
     );
+    logConfigured(logger, runId, config);
     if (!existsSync(config.db))
       throw new UsageError(`${config.origins.db}: no mirror at ${config.db}`, {
         code: 'MIRROR_MISSING',

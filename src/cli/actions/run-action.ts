@@ -4,7 +4,7 @@ import { commandLogger } from '../command-logger.js';
 import { type RunFlags, runConfigFlags } from '../commands/run-command.js';
 import { EXIT } from '../exit-codes.js';
 import { exitCodeOf } from '../job-errors.js';
-import { loadConfig } from '../job-setup.js';
+import { loadConfig, logConfigured } from '../job-setup.js';
 import { type NightlyJobOutcome, nightlyJob } from '../nightly-job.js';
 import { checkOutputDirs } from '../output-dirs.js';
 import { logRunOutcome } from '../run-outcome-log.js';
@@ -21,6 +21,7 @@ export async function runAction(io: CliIo, flags: RunFlags): Promise<void> {
   let failure: unknown = null;
   try {
     const config = await loadConfig(io, runConfigFlags(flags), true);
+    logConfigured(logger, runId, config);
     checkOutputDirs(config);
     outcome = await nightlyJob(io, config, {
       failOn: flags.failOn,

@@ -10,7 +10,7 @@ import type { ScheduleFlags } from '../commands/schedule-command.js';
 import { UsageError } from '../exit-codes.js';
 import { exitCodeOf } from '../job-errors.js';
 import { checkJobSetup } from '../job-preflight.js';
-import { loadConfig } from '../job-setup.js';
+import { loadConfig, logConfigured } from '../job-setup.js';
 import { nightlyJob } from '../nightly-job.js';
 import { checkOutputDirs } from '../output-dirs.js';
 import { logRunOutcome } from '../run-outcome-log.js';
@@ -61,6 +61,7 @@ export async function scheduleAction(io: CliIo, flags: ScheduleFlags): Promise<v
         let current: JobConfig;
         try {
           current = await loadConfig(io, runConfigFlags(flags), true);
+          logConfigured(logger, runId, current);
           checkOutputDirs(current);
         } catch (error) {
           logRunOutcome(logger, {

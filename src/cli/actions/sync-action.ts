@@ -10,7 +10,13 @@ import { commandLogger } from '../command-logger.js';
 import { SYNC_EXIT_CODES, type SyncFlags } from '../commands/sync-command.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { startHeapCeiling } from '../heap-ceiling.js';
-import { buildSources, loadConfig, openMirrorOrExit, syncSettings } from '../job-setup.js';
+import {
+  buildSources,
+  loadConfig,
+  logConfigured,
+  openMirrorOrExit,
+  syncSettings,
+} from '../job-setup.js';
 import { isMirrorBusy, mirrorBusyExit } from '../mirror-busy.js';
 import { mirrorFailureExit } from '../mirror-failure-exit.js';
 import { refusedKeyMessage } from '../refused-key.js';
@@ -68,6 +74,7 @@ async function syncFromFlags(
 ): Promise<{ result: SyncResult; mirrorFile: string; message: string }> {
   const config = await loadConfig(io, configFlags(flags), true);
   const { logger, runId } = run;
+  logConfigured(logger, runId, config);
   const { sources, close } = buildSources(config, logger.child({ runId }));
   const progress =
     io.stderrIsTTY && flags.progress ? new TerminalProgress((text) => io.stderr(text)) : undefined;
