@@ -187,6 +187,7 @@ export async function syncMerchant(
         observedAt: isoTime(context.clock()),
       }),
     );
+    warnUnverified(context, result.transactions.unverified);
     return result;
   } catch (error) {
     const cause = failure ?? { step: 'merchant', error };
@@ -210,6 +211,18 @@ export async function syncMerchant(
   } finally {
     context.signal.removeEventListener('abort', stopWork);
   }
+}
+
+/**
+ * One warning for the windows whose count never matched what was read (drift on ranges too fine
+ * to split), however many: the ranges themselves are debug lines.
+ */
+function warnUnverified(context: MerchantSyncContext, windows: number): void {
+  if (windows === 0) return;
+  context.logger.warn(
+    { windows },
+    'window count never matched: drift on ranges that cannot be cut finer (the ranges at debug)',
+  );
 }
 
 function outcomeOf(error: unknown, signal: AbortSignal): SyncOutcome {

@@ -181,7 +181,9 @@ export async function syncWindows(
         if (!result.verified) {
           verified = false;
           counts.unverified += 1;
-          log.warn(
+          // One line per window only at debug: at 1M rows under drift they would be thousands.
+          // The merchant's sync warns once with their number (merchant-sync.ts).
+          log.debug(
             {
               kind: job.kind,
               start: job.range.start,
