@@ -119,7 +119,7 @@ describe('cardsync sandbox', () => {
       };
       for (const merchant of info.merchants) {
         const journal = await readFile(merchant.journalFile, 'utf8');
-        expect(journal.split('\n')[0]).toBe(
+        expect(journal.split('\r\n')[0]).toBe(
           'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo',
         );
         expect(journal).toContain(',ISSUE,');

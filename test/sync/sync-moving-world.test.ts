@@ -18,6 +18,15 @@ describe('a second sync of a moving world', () => {
 
   it('catches every new row, every status change and every late posting', async () => {
     const world = w.t.sandbox.movingWorld!;
+    // A reversal older than the lookback, COMPLETED, which the night settles: the world's own
+    // moves on old rows are picked at random, and a first sync slowed by a loaded machine gives
+    // it time to make them all before the night begins. It never moves a reversal.
+    const oldUnsettled = await postForced(w.t, activeCard(w.t), {
+      type: 'REVERSAL',
+      status: 'COMPLETED',
+      amount: '0.01',
+      createdAt: w.t.sandbox.context.clock.now() - 10 * 24 * 3_600_000,
+    });
     // The world moves on its own timer while the first sync reads.
     const first = await w.sync();
     expect(first.outcome).toBe('done');
@@ -25,14 +34,19 @@ describe('a second sync of a moving world', () => {
     // Then the night's activity: new rows, statuses moving on (old rows too), late postings
     // that only become visible once the clock passes them.
     expect(world.step(1500)).toBeGreaterThan(1000);
-    // One late posting for certain: the world's own (a tenth of its purchases) need cards with
-    // money left, which a first sync slowed by a loaded machine gives the world time to spend.
+    // One late posting and one old row settled for certain: the world's own late postings (a
+    // tenth of its purchases) need cards with money left, which a slow first sync gives the world
+    // time to spend.
     await postForced(w.t, activeCard(w.t), {
       type: 'PURCHASE',
       status: 'COMPLETED',
       amount: '1.00',
       createdAt: w.t.sandbox.context.clock.now() - 3_600_000,
     });
+    const settled = await w.t.control.post(`/_control/transactions/${oldUnsettled}/status`, {
+      status: 'SETTLED',
+    });
+    expect(settled.status, settled.text).toBe(200);
     const before = new Database(w.mirrorFile, { readonly: true });
     const mirrored = new Map(
       (
