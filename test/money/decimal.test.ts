@@ -36,6 +36,13 @@ describe('toMinor', () => {
     expect(toMinor('-0.00', 2, { signed: true })).toEqual({ ok: true, minor: 0 });
   });
 
+  it.each(['+12.50', '+0', '--1', '- 1', '-', '-.5', '-1.'])(
+    'refuses %j as not a decimal even when signed',
+    (text) => {
+      expect(toMinor(text, 2, { signed: true })).toEqual({ ok: false, reason: 'not-a-decimal' });
+    },
+  );
+
   it('refuses amounts beyond the safe integer range rather than losing digits', () => {
     expect(toMinor('90071992547409.92', 2)).toEqual({ ok: false, reason: 'too-large' });
     expect(toMinor('90071992547409.91', 2)).toEqual({ ok: true, minor: 9007199254740991 });

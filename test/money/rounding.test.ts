@@ -108,6 +108,11 @@ describe('percentOf at the edge of the integer range', () => {
     expect(() => percentOf(Number.MIN_SAFE_INTEGER, '200')).toThrow(/safe integer range/);
   });
 
+  it('keeps a fee of exactly the largest safe integer, the last one a number holds exactly', () => {
+    expect(percentOf(Number.MAX_SAFE_INTEGER, '100')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(percentOf(Number.MIN_SAFE_INTEGER, '100')).toBe(Number.MIN_SAFE_INTEGER);
+  });
+
   it('refuses an amount beyond 2^53 minor units, which a number already holds rounded', () => {
     // 2^53 + 1 cents reads as 2^53: 1 % of it would be charged on the wrong amount, unseen.
     expect(() => percentOf(Number.MAX_SAFE_INTEGER + 2, '1')).toThrow(RangeError);
