@@ -298,3 +298,46 @@ describe('WITHDRAWAL_FEE_MISMATCH', () => {
     expect(coverageOf(results, CODE).examined).toEqual({ orders: 2 });
   });
 });
+
+describe('the fee checks take a tolerance (docs/reconciliation.md: minor units a difference may reach)', () => {
+  it('lets an issuance fee differ by the tolerance, not by one minor unit more', () => {
+    const l = openLedger(temp);
+    const offering = l.offering({ issuanceFee: '2.00' });
+    l.issue(offering, { fee: '2.03' }).write();
+    l.issue(offering, { fee: '1.97' }).write();
+    const beyond = l.issue(offering, { fee: '2.04' });
+    beyond.write();
+    const settings = { tolerances: { ISSUANCE_FEE_MISMATCH: 3 } };
+    expect(
+      runOn(l, ['ISSUANCE_FEE_MISMATCH'], { settings }).findings.map((f) => f.orderNo),
+    ).toEqual([beyond.issueOrderNo]);
+    expect(runOn(l, ['ISSUANCE_FEE_MISMATCH']).findings).toHaveLength(3);
+  });
+
+  it('lets a deposit fee differ by the tolerance, not by one minor unit more', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering({ depositFeePercent: '1' }), { amount: '500.00' });
+    card.money('DEPOSIT', '100.00', DAY1, { fee: '1.02' }); // 1.00 due
+    card.money('DEPOSIT', '100.00', DAY1, { fee: '0.98' });
+    const beyond = card.money('DEPOSIT', '100.00', DAY1, { fee: '1.03' });
+    card.write();
+    const settings = { tolerances: { DEPOSIT_FEE_MISMATCH: 2 } };
+    expect(runOn(l, ['DEPOSIT_FEE_MISMATCH'], { settings }).findings.map((f) => f.orderNo)).toEqual(
+      [beyond.orderNo],
+    );
+    expect(runOn(l, ['DEPOSIT_FEE_MISMATCH']).findings).toHaveLength(3);
+  });
+
+  it('lets a withdrawal fee reach the tolerance, not one minor unit more', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    card.money('WITHDRAW', '10.00', DAY1, { fee: '0.02' });
+    const beyond = card.money('WITHDRAW', '10.00', DAY1, { fee: '0.03' });
+    card.write();
+    const settings = { tolerances: { WITHDRAWAL_FEE_MISMATCH: 2 } };
+    expect(
+      runOn(l, ['WITHDRAWAL_FEE_MISMATCH'], { settings }).findings.map((f) => f.orderNo),
+    ).toEqual([beyond.orderNo]);
+    expect(runOn(l, ['WITHDRAWAL_FEE_MISMATCH']).findings).toHaveLength(2);
+  });
+});

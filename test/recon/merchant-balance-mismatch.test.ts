@@ -75,6 +75,23 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     });
   });
 
+  it('lets the change differ from the flows by the tolerance, not by one minor unit more', () => {
+    const within = openLedger(temp);
+    busyDay(within);
+    within.snapshot('1000.00', S1);
+    within.snapshot('1489.93', S2); // 1490.00 expected
+    const beyond = openLedger(temp);
+    busyDay(beyond);
+    beyond.snapshot('1000.00', S1);
+    beyond.snapshot('1490.08', S2);
+    const settings = { tolerances: { MERCHANT_BALANCE_MISMATCH: 7 } };
+    expect(lines(runOn(within, [CODE], { settings }))).toEqual([]);
+    expect(lines(runOn(within, [CODE]))).toEqual([`${CODE} snapshotAt=${S2}`]);
+    expect(
+      runOn(beyond, [CODE], { settings }).findings.map((f) => [f.snapshotAt, f.delta]),
+    ).toEqual([[S2, '0.08']]);
+  });
+
   it('leaves an unexplained change undecided after a sync whose count audit did not finish, and judges it once one has', () => {
     const l = openLedger(temp);
     busyDay(l);

@@ -233,6 +233,19 @@ describe('OVER_REFUND', () => {
     ]);
   });
 
+  it('lets refunds exceed the purchases by the tolerance, not by one minor unit more', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const within = card.activity({ amount: '10.00', createdAt: DAY2 });
+    card.activity({ type: 'REFUND', amount: '10.05', tradeNo: within.tradeNo, createdAt: DAY2 });
+    const beyond = card.activity({ amount: '10.00', createdAt: DAY2 });
+    card.activity({ type: 'REVERSAL', amount: '10.06', tradeNo: beyond.tradeNo, createdAt: DAY2 });
+    card.write();
+    const settings = { tolerances: { OVER_REFUND: 5 } };
+    expect(runOn(l, [CODE], { settings }).findings.map((f) => f.tradeNo)).toEqual([beyond.tradeNo]);
+    expect(runOn(l, [CODE]).findings).toHaveLength(2);
+  });
+
   it('works in a 3-decimal currency', () => {
     const l = openLedger(temp, { currency: 'BHD' });
     const card = l.issue(l.offering(), { amount: '500.000' });
