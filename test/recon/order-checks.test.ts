@@ -279,6 +279,23 @@ describe('ORDER_NOT_REFLECTED', () => {
     l.synced(shift(CUTOFF, -3 * HOUR), CUTOFF, shift(READ_AT, MINUTE));
     expect(lines(runOn(l, [CODE]))).toHaveLength(1);
   });
+
+  it('judges an order submitted at the very start of the synced range, not one a millisecond before', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const start = shift(CUTOFF, -3 * HOUR);
+    const atStart = card.money('DEPOSIT', '10.00', start, { outcome: 'none' });
+    card.money('DEPOSIT', '10.00', shift(start, -1), { outcome: 'none' });
+    card.write();
+    l.synced(start, CUTOFF);
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => f.orderNo)).toEqual([atStart.orderNo]);
+    expect(coverageOf(results, CODE).skipped).toContainEqual({
+      unit: 'orders',
+      reason: 'submitted before the synced range: its FEE record is not mirrored',
+      count: 2, // the deposit a millisecond before, and the card's ISSUE
+    });
+  });
 });
 
 describe('LOAD_OUT_OF_BOUNDS', () => {
@@ -317,6 +334,23 @@ describe('LOAD_OUT_OF_BOUNDS', () => {
     beyondBoth.write();
     expect(runOn(l, [CODE]).findings.map((f) => [f.orderNo, f.expected, f.actual])).toEqual([
       [beyondBoth.issueOrderNo, '500.00', '1000.01'],
+    ]);
+  });
+
+  it("leaves out an ISSUE in another currency than its offering's: its minor units are not the bounds'", () => {
+    const l = openLedger(temp);
+    // 5.00 USD is below 10.00 EUR only in minor units; 600.00 USD is above 500.00 EUR alike.
+    const offering = l.offering({
+      currency: 'EUR',
+      minLoadAmount: '10.00',
+      maxLoadAmount: '500.00',
+    });
+    for (const amount of ['5.00', '600.00'])
+      l.order({ kind: 'ISSUE', offeringId: offering.id, amount, submittedAt: HISTORY_AT });
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      { unit: 'orders', reason: "journal currency differs from the offering's", count: 2 },
     ]);
   });
 
