@@ -53,6 +53,21 @@ describe('CARD_BALANCE_MISMATCH', () => {
     expect(lines(runOn(l, [CODE]))).toEqual([]);
   });
 
+  it("takes a refund's and a reversal's own fee off, and a verification's fee only once it completed", () => {
+    const l = ledger();
+    const card = l.issue(l.offering({ issuanceFee: '0.00' }), { amount: '100.00' });
+    const day = (n: number) => shift(HISTORY_AT, n * DAY);
+    const purchase = card.activity({ amount: '20.00', createdAt: day(1) });
+    const refund = { tradeNo: purchase.tradeNo, createdAt: day(2) };
+    card.activity({ type: 'REFUND', amount: '5.00', fee: '0.40', ...refund });
+    card.activity({ type: 'REVERSAL', status: 'SETTLED', amount: '3.00', fee: '0.20', ...refund });
+    card.activity({ type: 'VERIFICATION', status: 'PENDING', amount: '0.00', fee: '0.07' });
+    // 100 - 20 + (5 - 0.40) + (3 - 0.20) - 0 (the verification has not completed) = 87.40
+    expect(l.text(card.balance)).toBe('87.40');
+    card.write();
+    expect(lines(runOn(l, [CODE]))).toEqual([]);
+  });
+
   it('reports a balance the ledger does not explain, with expected, actual and delta', () => {
     const l = ledger();
     const card = l.issue(l.offering(), { amount: '100.00' });
@@ -271,6 +286,24 @@ describe('CARD_BALANCE_MISMATCH', () => {
         unit: 'cards',
         reason:
           'a transaction of it is in quarantine (malformed upstream record): the mirror lacks it',
+        count: 1,
+      },
+    ]);
+  });
+
+  it('checks a balance read at the very end of the fully synced range, not one read a millisecond after', () => {
+    const l = ledger();
+    const atEnd = l.issue(l.offering(), { amount: '100.00' });
+    atEnd.write({ balance: '1.00' }, READ_AT);
+    const after = l.issue(l.offering(), { amount: '100.00' });
+    after.write({ balance: '1.00' }, shift(READ_AT, 1));
+    l.synced(HISTORY_AT, READ_AT);
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => f.cardId)).toEqual([atEnd.cardId]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      {
+        unit: 'cards',
+        reason: 'balance read after the last fully synced transaction (incomplete sync)',
         count: 1,
       },
     ]);
