@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CardIssuingClient } from '../../src/api/index.js';
+import { CardIssuingClient } from '../../src/api/index.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { fetchWindow } from '../../src/sync/window-fetcher.js';
 import { activeCard, postVerification } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
@@ -56,5 +57,28 @@ describe('an upstream whose time filters are exclusive', () => {
     expect(result.outcome).toBe('done');
     expect(result.cutoff).toBe(new Date(cutoff).toISOString());
     expect(compareMirror(w.t.sandbox, w.mirrorFile)).toEqual(NO_DIFFERENCES);
+  });
+
+  it('reads the rows on both bounding milliseconds of a window', async () => {
+    const merchant = w.t.sandbox.merchants[0];
+    if (!merchant) throw new Error('no merchant');
+    const api = new CardIssuingClient({
+      baseUrl: w.t.sandbox.baseUrl,
+      apiKey: merchant.apiKey,
+      ca: w.t.sandbox.caPem,
+      concurrency: 1,
+    });
+    try {
+      const start = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
+      const end = start + 1000;
+      const first = await post(start);
+      const last = await post(end);
+      const result = await fetchWindow(exclusive(api), { range: { start, end } }, { maxPages: 5 });
+      expect(result.kind).toBe('fetched');
+      const ids = result.kind === 'fetched' ? [...result.rows.keys()] : [];
+      expect(ids).toEqual(expect.arrayContaining([first, last]));
+    } finally {
+      await api.close();
+    }
   });
 });

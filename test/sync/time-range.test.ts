@@ -18,6 +18,34 @@ describe('time ranges', () => {
     ]);
   });
 
+  it('keeps a range of one instant, and merges it with the ranges it touches', () => {
+    expect(mergeRanges([{ start: 7, end: 7 }])).toEqual([{ start: 7, end: 7 }]);
+    expect(
+      mergeRanges([
+        { start: 0, end: 9 },
+        { start: 10, end: 10 },
+        { start: 11, end: 20 },
+      ]),
+    ).toEqual([{ start: 0, end: 20 }]);
+    expect(subtractRanges({ start: 0, end: 20 }, [{ start: 10, end: 10 }])).toEqual([
+      { start: 0, end: 9 },
+      { start: 11, end: 20 },
+    ]);
+  });
+
+  it('leaves a gap of exactly one instant at either end of the range, and none where a done range ends on its start', () => {
+    // A lost last millisecond is a row never read; a kept first one is a window read twice.
+    expect(subtractRanges({ start: 0, end: 20 }, [{ start: 0, end: 19 }])).toEqual([
+      { start: 20, end: 20 },
+    ]);
+    expect(subtractRanges({ start: 0, end: 20 }, [{ start: 1, end: 20 }])).toEqual([
+      { start: 0, end: 0 },
+    ]);
+    expect(subtractRanges({ start: 10, end: 20 }, [{ start: 0, end: 10 }])).toEqual([
+      { start: 11, end: 20 },
+    ]);
+  });
+
   it('subtracts done ranges, leaving the gaps at both ends and between', () => {
     const done = [
       { start: 10, end: 20 },

@@ -45,6 +45,10 @@ describe('the window plan', () => {
       { kind: 'lookback', range: { start: 90, end: 100 }, markDone: true },
     ]);
     expect(planWindows({ start: 200, cutoff: 100, lookbackMs: 10, done: [] })).toEqual([]);
+    // A history that starts on the cutoff is one instant long, and read.
+    expect(planWindows({ start: 100, cutoff: 100, lookbackMs: 10, done: [] })).toEqual([
+      { kind: 'lookback', range: { start: 100, end: 100 }, markDone: true },
+    ]);
   });
 
   it('plans what an earlier start adds to windows under way, history and lookback alike', () => {
