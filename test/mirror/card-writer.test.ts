@@ -76,6 +76,25 @@ describe('CardWriter', () => {
     expect(history()).toHaveLength(1);
   });
 
+  it.each([
+    [
+      'currency',
+      { currency: 'EUR', balance: '100.00' },
+      { currency: 'EUR', balance_minor: 10_000 },
+    ],
+    ['offering', { cardOfferingId: 'off-2' }, { card_offering_id: 'off-2' }],
+    ['last four digits', { lastFour: '1881' }, { last_four: '1881' }],
+  ] as const)(
+    'writes a changed %s though status and balance stay, with no history row',
+    (_, changed: Partial<Card>, columns) => {
+      const { writer, row, history } = setup();
+      writer.write([card()], RUN1);
+      writer.write([card(changed)], RUN2);
+      expect(row()).toMatchObject({ ...columns, observed_at: RUN2.observedAt });
+      expect(history()).toHaveLength(1);
+    },
+  );
+
   it('counts a balance change updated and adds exactly one history row for it', () => {
     const { writer, row, history } = setup();
     writer.write([card()], RUN1);
