@@ -18,6 +18,9 @@ describe('neutraliseCell', () => {
     ['\tcmd', "'\tcmd"],
     ['\rcmd', "'\rcmd"],
     ['\uFF1D1+1', "'\uFF1D1+1"],
+    ['\uFF0B1', "'\uFF0B1"],
+    ['\uFF0D1', "'\uFF0D1"],
+    ['\uFF20SUM(A1)', "'\uFF20SUM(A1)"],
   ])('prefixes %j, which a spreadsheet would read as a formula', (cell, safe) => {
     expect(neutraliseCell(cell)).toBe(safe);
   });

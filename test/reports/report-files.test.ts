@@ -74,6 +74,20 @@ describe('discrepancies.csv', () => {
     expect(rows(text).map((r) => r.merchant_order_no)).toEqual(numbers);
   });
 
+  it('orders findings of one check and merchant by card id in UTF-16 code units, an absent id first', () => {
+    // Code units put 'card_B' before 'card_a'; a locale's order would not. The fingerprints,
+    // the last tie-break, give these another order.
+    const cards = ['card_B', 'card_Z', 'card_a', 'card_b', 'card_c', 'card_d'];
+    const findings = [...cards]
+      .reverse()
+      .map((cardId) => stored('PRECISION_VIOLATION', 'mch_1', { cardId, detail: 'too precise' }));
+    findings.push(
+      stored('PRECISION_VIOLATION', 'mch_1', { merchantOrderNo: 'W000009', detail: 'journal' }),
+    );
+    const text = reportFiles(summaryInput({ current: findings })).get(REPORT_FILES.discrepancies);
+    expect(rows(text).map((r) => r.card_id || r.merchant_order_no)).toEqual(['W000009', ...cards]);
+  });
+
   it('keeps amounts as numbers and neutralises a formula in a text cell', () => {
     const mismatch = table[1]!;
     expect([mismatch.expected, mismatch.actual, mismatch.delta]).toEqual([
