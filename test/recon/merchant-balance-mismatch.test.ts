@@ -92,6 +92,53 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     ).toEqual([[S2, '0.08']]);
   });
 
+  it('skips an interval with an order within 2 minutes before its earlier snapshot, which the read may not show yet', () => {
+    const l = openLedger(temp);
+    l.order({ kind: 'TOPUP', amount: '500.00', submittedAt: shift(S1, -MINUTE), orderNo: null });
+    l.snapshot('1000.00', S1);
+    l.snapshot('1500.00', S2);
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).skipped.map((s) => s.reason)).toEqual([
+      'a journal order within 120 s of a snapshot',
+    ]);
+  });
+
+  it('skips an interval with an order within 2 minutes after its later snapshot, which the read may already show', () => {
+    const l = openLedger(temp);
+    l.snapshot('1000.00', S1);
+    // Read at S2 by our clock, but the top-up a minute later may already be in it.
+    l.order({ kind: 'TOPUP', amount: '500.00', submittedAt: shift(S2, MINUTE), orderNo: null });
+    l.snapshot('1500.00', S2);
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).skipped.map((s) => s.reason)).toEqual([
+      'a journal order within 120 s of a snapshot',
+    ]);
+  });
+
+  it('judges snapshots taken exactly at the start and at the end of the synced range', () => {
+    const l = openLedger(temp);
+    l.snapshot('1000.00', S1);
+    l.snapshot('999.00', S2);
+    l.synced(S1, S2);
+    expect(runOn(l, [CODE]).findings.map((f) => [f.snapshotAt, f.delta])).toEqual([[S2, '-1.00']]);
+  });
+
+  it('skips an interval whose snapshots are in two currencies: their minor units do not compare', () => {
+    const l = openLedger(temp);
+    l.snapshot('1000.00', S1);
+    l.writers.merchants.addBalance(
+      { balance: '1000', currency: 'JPY' },
+      { merchantId: l.merchantId, runId: 'run-jpy', observedAt: S2 },
+    );
+    const results = runOn(l, [CODE]);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, CODE).skipped.map((s) => s.reason)).toEqual([
+      'the merchant currency changed between the snapshots',
+    ]);
+  });
+
   it('leaves an unexplained change undecided after a sync whose count audit did not finish, and judges it once one has', () => {
     const l = openLedger(temp);
     busyDay(l);
