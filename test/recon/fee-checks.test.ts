@@ -297,6 +297,16 @@ describe('WITHDRAWAL_FEE_MISMATCH', () => {
     });
     expect(coverageOf(results, CODE).examined).toEqual({ orders: 2 });
   });
+
+  it('reports a negative withdrawal FEE too: a credit is no fee of 0', () => {
+    const l = openLedger(temp);
+    const card = l.issue(l.offering(), { amount: '500.00' });
+    const credited = card.money('WITHDRAW', '10.00', DAY1, { fee: '-0.25' });
+    card.write();
+    expect(
+      runOn(l, ['WITHDRAWAL_FEE_MISMATCH']).findings.map((f) => [f.orderNo, f.expected, f.actual]),
+    ).toEqual([[credited.orderNo, '0.00', '-0.25']]);
+  });
 });
 
 describe('the fee checks take a tolerance (docs/reconciliation.md: minor units a difference may reach)', () => {
