@@ -580,6 +580,26 @@ describe('NEGATIVE_BALANCE', () => {
   });
 });
 
+describe('NEGATIVE_BALANCE, a balance too precise to read', () => {
+  it('leaves the card out of what it examined, and says why', () => {
+    const l = openLedger(temp);
+    l.issue(l.offering(), { amount: '10.00' }).write({ balance: '-1.005' });
+    l.issue(l.offering(), { amount: '10.00' }).write();
+    const results = runOn(l, ['NEGATIVE_BALANCE']);
+    expect(lines(results)).toEqual([]);
+    expect(coverageOf(results, 'NEGATIVE_BALANCE')).toMatchObject({
+      examined: { cards: 1 },
+      skipped: [
+        {
+          unit: 'cards',
+          reason: 'balance too precise for its currency (PRECISION_VIOLATION)',
+          count: 1,
+        },
+      ],
+    });
+  });
+});
+
 describe('PRECISION_VIOLATION', () => {
   const CODE = 'PRECISION_VIOLATION';
 
