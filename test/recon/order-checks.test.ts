@@ -127,6 +127,32 @@ describe('ORDER_NOT_REFLECTED', () => {
     expect(results.findings).toHaveLength(2);
   });
 
+  it('judges a FREEZE by a card read more than grace after it, not by one read exactly grace after it', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const submitted = shift(CUTOFF, -5 * HOUR);
+    // Read exactly grace (an hour) after the FREEZE: the order was not yet past grace when the
+    // card was read, as an order exactly grace old at the cutoff is within grace.
+    const atGrace = l.issue(offering);
+    atGrace.switchTo('FREEZE', submitted, { reflected: false });
+    atGrace.write({}, shift(submitted, HOUR));
+    const past = l.issue(offering);
+    const freeze = past.switchTo('FREEZE', submitted, { reflected: false });
+    past.write({}, shift(submitted, HOUR + 1));
+    const results = runOn(l, [CODE], { cutoff: CUTOFF });
+    expect(results.findings.map((f) => [f.orderNo, f.cardId])).toEqual([
+      [freeze.orderNo, past.cardId],
+    ]);
+    expect(coverageOf(results, CODE).skipped).toEqual([
+      {
+        unit: 'orders',
+        reason:
+          'card last read before the order was past grace (its sync failed on the cards): its status may not show it',
+        count: 1,
+      },
+    ]);
+  });
+
   it('takes a later FREEZE, UNFREEZE or CANCEL journaled without orderNo as following the earlier one', () => {
     const l = openLedger(temp);
     const offering = l.offering();

@@ -85,7 +85,9 @@ candidates AS (
            WHEN c.card_id IS NULL THEN 'card not mirrored'
            -- A sync that failed on the cards leaves a status read before the order, or too soon
            -- after it, while the cutoff moved on: that status cannot show the order's outcome.
-           WHEN ${epochMsSql('c.observed_at')} - ${epochMsSql('j.submitted_at')} < @graceMs
+           -- Read exactly grace after it, the order was not past grace yet (as one exactly grace
+           -- old at the cutoff is within grace).
+           WHEN ${epochMsSql('c.observed_at')} - ${epochMsSql('j.submitted_at')} <= @graceMs
              THEN '${READ_TOO_SOON}'
          END,
          j.recency = 1
