@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import { redactCardNumbers, redactCardSecrets } from '../contract/card-secrets.js';
+import { rawSha256 } from './quarantine-writer.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
 /**
  * Give `db` the SQL functions a migration in `sql/` may call where SQL alone cannot follow the
  * job's own rule: card numbers and CVVs replaced as src/contract/card-secrets.ts replaces them
  * (`cardsync_redact_card_numbers(text)`, `cardsync_redact_card_secrets(json)`), and the sha256
- * the quarantine keys its raw JSON by (`cardsync_sha256(text)`). NULL stays NULL. Only cardsync
- * applies migrations, so an analyst's tool never needs them.
+ * the quarantine keys its raw JSON by (`cardsync_sha256(text)`: {@link rawSha256}). NULL stays
+ * NULL. Only cardsync applies migrations, so an analyst's tool never needs them.
  */
 export function registerMigrationFunctions(db: SqliteDatabase): void {
   const options = { deterministic: true };
@@ -17,9 +17,5 @@ export function registerMigrationFunctions(db: SqliteDatabase): void {
       typeof value === 'string' ? change(value) : value;
   db.function('cardsync_redact_card_numbers', options, onText(redactCardNumbers));
   db.function('cardsync_redact_card_secrets', options, onText(redactCardSecrets));
-  db.function(
-    'cardsync_sha256',
-    options,
-    onText((text) => createHash('sha256').update(text).digest('hex')),
-  );
+  db.function('cardsync_sha256', options, onText(rawSha256));
 }

@@ -13,6 +13,14 @@ INSERT INTO quarantine (merchant_id, resource, record_id, reason, raw_json, raw_
      seen_count = quarantine.seen_count + 1, reason = excluded.reason, resolved_at = NULL
    RETURNING seen_count`;
 
+/**
+ * The key of a quarantined record's raw JSON (`raw_sha256`): one row per distinct raw record.
+ * Migration 021 keys the rows it redacts by it too (src/mirror/migration-functions.ts).
+ */
+export function rawSha256(raw: string): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
 /** A record the upstream sent that failed validation. */
 export interface QuarantinedRecord {
   readonly resource: 'cards' | 'transactions' | 'offerings' | 'merchant_balance';
@@ -47,7 +55,7 @@ export class QuarantineWriter {
         recordId: record.recordId ?? null,
         reason: redactCardNumbers(record.reason),
         raw,
-        sha: createHash('sha256').update(raw).digest('hex'),
+        sha: rawSha256(raw),
         at: context.observedAt,
         runId: context.runId,
       }) as { seen_count: number };
