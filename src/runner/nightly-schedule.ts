@@ -95,9 +95,9 @@ export function validateSchedule(cron: string, timezone?: string): void {
 export async function runSchedule(options: ScheduleOptions): Promise<ScheduleResult> {
   validateSchedule(options.cron, options.timezone);
   const logger = options.logger.child({ module: 'schedule' });
-  let running: Promise<void> | null = null;
-  /** The id of the run in progress, which a skipped tick names. */
-  let runningId: string | null = null;
+  /** The run in progress: its id, which a skipped tick names, and its end. */
+  // Set by the ticks, so typed by a cast: TypeScript would narrow an initialised `null` for good.
+  let running = null as { readonly runId: string; readonly done: Promise<void> } | null;
   let runs = 0;
   let skipped = 0;
   // The expression read on wall times alone, to see whether it names one a spring-forward skips.
@@ -137,7 +137,7 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
     if (running) {
       skipped += 1;
       logger.warn(
-        { skipped, running: runningId },
+        { skipped, running: running.runId },
         'a run is still in progress; this tick is skipped',
       );
       return;
@@ -145,15 +145,16 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
     runs += 1;
     // Chosen here, so that the run's first line names it as all its later lines do.
     const runId = newRunId(Date.now());
-    runningId = runId;
     logger.info({ run: runs, runId }, 'run starting');
     const run = options.job(runId).catch((error: unknown) => {
       logger.error({ err: error, runId }, 'run failed');
     });
-    running = run.finally(() => {
-      running = null;
-      runningId = null;
-    });
+    running = {
+      runId,
+      done: run.finally(() => {
+        running = null;
+      }),
+    };
   };
   const task = createTask(options.cron, tick, {
     name: 'cardsync-run',
@@ -205,7 +206,7 @@ export async function runSchedule(options: ScheduleOptions): Promise<ScheduleRes
   await wallTimes.destroy();
   if (running) {
     logger.info('stopping: waiting for the run in progress to stop');
-    await running;
+    await running.done;
   }
   logger.info({ runs, skipped }, 'schedule stopped');
   return { runs, skipped };
