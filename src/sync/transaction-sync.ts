@@ -63,7 +63,7 @@ export async function syncWindows(
   const seen = options.collectIds ? new Set<string>() : null;
   let verified = true;
   const log = context.logger;
-  // Windows of this batch may share rows and finish in any order: each row goes to the writer
+  // These windows may share rows and finish in any order: each row goes to the writer
   // thread as read last when it is sent (the thread lands what it is sent in order), also when
   // a large window's parts go ahead of windows waiting in the batcher.
   const lastReads = new LastReads();
