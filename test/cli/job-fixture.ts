@@ -60,6 +60,14 @@ export function readCsv(file: string): Record<string, string>[] {
   return parse(readFileSync(file), { columns: true }) as Record<string, string>[];
 }
 
+/** The pino JSON lines of `stderr`, parsed, as `T` (the fields a test reads). */
+export function logLines<T>(stderr: string): T[] {
+  return stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as T);
+}
+
 /** The stderr lines that are not commander's usage hint. */
 export function messageLines(stderr: string): string[] {
   return stderr

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliProcess } from '../support/cli-process.js';
-import { type JobFixture, startJobFixture } from './job-fixture.js';
+import { type JobFixture, logLines, startJobFixture } from './job-fixture.js';
 
 // At info a run logs a handful of lines whatever its size (operations.md, "Logs"): nothing per
 // row, page, request or window, however the upstream behaves, so that a night of a million rows
@@ -11,12 +11,6 @@ interface LogLine {
   readonly msg: string;
   readonly [field: string]: unknown;
 }
-
-const jsonLines = (stderr: string): LogLine[] =>
-  stderr
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
 
 describe('the volume of a run log under an upstream that keeps moving', () => {
   let f: JobFixture;
@@ -43,7 +37,7 @@ describe('the volume of a run log under an upstream that keeps moving', () => {
         timeoutMs: 100_000,
       });
       expect(run.code, run.stderr).toBe(0);
-      const lines = jsonLines(run.stderr);
+      const lines = logLines<LogLine>(run.stderr);
       const synced = lines.find((l) => l.msg === 'merchant synced') as
         | { result: { transactions: { unverified: number } } }
         | undefined;

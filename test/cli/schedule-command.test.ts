@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
 import { parsePrometheusText, sampleValue } from '../runner/prometheus-text.js';
 import { type RunningCli, runCliProcess, startCliProcess } from '../support/cli-process.js';
-import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
+import { type JobFixture, logLines, messageLines, startJobFixture } from './job-fixture.js';
 
 interface LogLine {
   msg: string;
@@ -16,12 +16,7 @@ interface LogLine {
   error?: { code: string | null; message: string };
 }
 
-const logLines = (cli: RunningCli): LogLine[] =>
-  cli
-    .stderr()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
+const logsOf = (cli: RunningCli): LogLine[] => logLines<LogLine>(cli.stderr());
 
 async function until(what: string, cli: RunningCli, done: () => boolean, ms = 20_000) {
   const deadline = Date.now() + ms;
@@ -121,7 +116,7 @@ describe('cardsync schedule', () => {
       await until(
         'two finished runs',
         cli,
-        () => logLines(cli).filter((l) => l.msg === 'run finished').length >= 2,
+        () => logsOf(cli).filter((l) => l.msg === 'run finished').length >= 2,
       );
     } finally {
       cli.child.kill('SIGTERM');
@@ -129,7 +124,7 @@ describe('cardsync schedule', () => {
     const code = await cli.exited();
     expect(code, cli.stderr()).toBe(0);
     expect(cli.stdout()).toMatch(/cardsync schedule: stopped after \d+ runs/);
-    const finished = logLines(cli).filter((l) => l.msg === 'run finished');
+    const finished = logsOf(cli).filter((l) => l.msg === 'run finished');
     expect(finished.length).toBeGreaterThanOrEqual(2);
     expect(finished.slice(0, 2).map((l) => [l.exitCode, l.sync])).toEqual([
       [0, 'done'],
@@ -154,8 +149,8 @@ describe('cardsync schedule', () => {
       ['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC', '--db', db],
       f.env,
     );
-    const finished = () => logLines(cli).filter((l) => l.msg === 'run finished');
-    const gone = () => logLines(cli).filter((l) => l.msg.startsWith('the mirror is gone'));
+    const finished = () => logsOf(cli).filter((l) => l.msg === 'run finished');
+    const gone = () => logsOf(cli).filter((l) => l.msg.startsWith('the mirror is gone'));
     try {
       await cli.firstLine();
       await until('a first run', cli, () => finished().length >= 1);
@@ -179,7 +174,7 @@ describe('cardsync schedule', () => {
     writeFileSync(keyFile, 'sk_test_revoked_key_0000\n');
     const env = { ...f.env, CARDSYNC_API_KEY: '', CARDSYNC_API_KEY_FILE: keyFile };
     const cli = startCliProcess(['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC'], env);
-    const finished = () => logLines(cli).filter((l) => l.msg === 'run finished');
+    const finished = () => logsOf(cli).filter((l) => l.msg === 'run finished');
     try {
       await cli.firstLine();
       await until('a run refused for its key', cli, () => finished().length >= 1);
@@ -208,7 +203,7 @@ describe('cardsync schedule', () => {
       ['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC', '--config', configFile],
       env,
     );
-    const finished = () => logLines(cli).filter((l) => l.msg === 'run finished');
+    const finished = () => logsOf(cli).filter((l) => l.msg === 'run finished');
     try {
       await cli.firstLine();
       await until('a first run', cli, () => finished().length >= 1);
@@ -237,23 +232,23 @@ describe('cardsync schedule', () => {
       { kind: 'latency', ms: 2500, match: { operation: 'getMerchantBalance' } },
     ]);
     const cli = startCliProcess(['schedule', '--cron', '*/2 * * * * *', '--tz', 'UTC'], f.env);
-    const hangups = () => logLines(cli).filter((l) => l.msg.includes('SIGHUP')).length;
+    const hangups = () => logsOf(cli).filter((l) => l.msg.includes('SIGHUP')).length;
     try {
       await cli.firstLine();
       cli.child.kill('SIGHUP');
       await until('the idle SIGHUP logged', cli, () => hangups() === 1);
-      await until('a run started', cli, () => logLines(cli).some((l) => l.msg === 'run starting'));
+      await until('a run started', cli, () => logsOf(cli).some((l) => l.msg === 'run starting'));
       cli.child.kill('SIGHUP');
       await until('the SIGHUP during the run logged', cli, () => hangups() === 2);
       await until('that run finished', cli, () =>
-        logLines(cli).some((l) => l.msg === 'run finished'),
+        logsOf(cli).some((l) => l.msg === 'run finished'),
       );
     } finally {
       f.t.sandbox.faults.reset();
       cli.child.kill('SIGTERM');
     }
     expect(await cli.exited(), cli.stderr()).toBe(0);
-    expect(logLines(cli).find((l) => l.msg === 'run finished')).toMatchObject({
+    expect(logsOf(cli).find((l) => l.msg === 'run finished')).toMatchObject({
       exitCode: 0,
       sync: 'done',
     });
@@ -267,7 +262,7 @@ describe('cardsync schedule', () => {
     try {
       await cli.firstLine();
       await until('a finished run and a skipped tick', cli, () => {
-        const lines = logLines(cli);
+        const lines = logsOf(cli);
         return (
           lines.some((l) => l.msg === 'run finished') &&
           lines.some((l) => l.msg.includes('tick is skipped'))
@@ -278,7 +273,7 @@ describe('cardsync schedule', () => {
       f.t.sandbox.faults.reset();
     }
     expect(await cli.exited(), cli.stderr()).toBe(0);
-    const lines = logLines(cli);
+    const lines = logsOf(cli);
     const started = lines.filter((l) => l.msg === 'run starting').map((l) => l.runId);
     for (const runId of started) expect(runId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{6}$/);
     const finished = lines.filter((l) => l.msg === 'run finished').map((l) => l.runId);
@@ -299,7 +294,7 @@ describe('cardsync schedule', () => {
     try {
       await cli.firstLine();
       await until('a finished run and the next one started', cli, () => {
-        const lines = logLines(cli);
+        const lines = logsOf(cli);
         return (
           lines.some((l) => l.msg === 'run finished') &&
           lines.filter((l) => l.msg === 'run starting').length >= 2 &&
@@ -316,7 +311,7 @@ describe('cardsync schedule', () => {
     const code = await cli.exited();
     expect(code, cli.stderr()).toBe(0);
     expect(Date.now() - stoppedAt).toBeLessThan(10_000);
-    const finished = logLines(cli).filter((l) => l.msg === 'run finished');
+    const finished = logsOf(cli).filter((l) => l.msg === 'run finished');
     expect(finished.at(-1)).toMatchObject({ exitCode: 4, sync: 'interrupted' });
     const rows = runRows().slice(before);
     expect(rows.at(-1)).toMatchObject({ outcome: 'interrupted', exit_code: 4 });
