@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { currencyExponent } from '../src/money/currency.js';
 import { formatMinor } from '../src/money/decimal.js';
+import { Database } from '../src/sqlite-driver.js';
 import type { SandboxAnnouncement } from './sandbox-process.js';
 
 /** What posting new transactions did. */

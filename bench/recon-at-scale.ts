@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import Database from 'better-sqlite3';
+import { Database } from '../src/sqlite-driver.js';
 
 /** The reconciliation of a synced mirror, timed against one grouped pass over its rows. */
 export interface ReconAtScale {

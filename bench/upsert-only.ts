@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import type { Card, Transaction } from '../src/contract/index.js';
 import type { Mirror } from '../src/mirror/open-mirror.js';
 import type { WriteContext } from '../src/mirror/transaction-writer.js';
 import { currencyExponent } from '../src/money/currency.js';
 import { formatMinor } from '../src/money/decimal.js';
+import { Database } from '../src/sqlite-driver.js';
 import { emptyMerchantResult } from '../src/sync/sync-result.js';
 import { windowBatcher } from '../src/sync/window-batcher.js';
 import type { WindowCommit } from '../src/sync/window-commit.js';
@@ -167,7 +167,7 @@ export async function upsertOnly(options: UpsertOnlyOptions): Promise<UpsertOnly
   }
 }
 
-function readCardPages(source: Database.Database, merchantId: string, limit: number): Card[][] {
+function readCardPages(source: Database, merchantId: string, limit: number): Card[][] {
   const cardPage = source.prepare(CARDS);
   const pages: Card[][] = [];
   let cursor = { at: Number.MAX_SAFE_INTEGER, id: '' };
@@ -180,7 +180,7 @@ function readCardPages(source: Database.Database, merchantId: string, limit: num
   }
 }
 
-function readWindows(source: Database.Database, merchantId: string, limit: number): WindowCommit[] {
+function readWindows(source: Database, merchantId: string, limit: number): WindowCommit[] {
   const txnPage = source.prepare(TRANSACTIONS);
   const windows: WindowCommit[] = [];
   // Consecutive windows touch end to start, so the done ranges merge into one as the sync's do.

@@ -9,6 +9,7 @@ import {
 } from '../config/index.js';
 import { MirrorError } from '../mirror/mirror-error.js';
 import { type Mirror, type OpenMirrorOptions, openMirror } from '../mirror/open-mirror.js';
+import { sqliteDriver } from '../sqlite-driver.js';
 import type { SyncSource } from '../sync/run-sync.js';
 import type { SyncSettings } from '../sync/sync-context.js';
 import type { CliIo } from './cli-io.js';
@@ -32,10 +33,15 @@ export async function loadConfig(
 
 /**
  * Log what run `runId` was configured with, as its first line: the mirror, reports and metrics
- * paths, the settings, and each merchant's base URL and where its key comes from, never a key.
+ * paths, the settings, and each merchant's base URL and where its key comes from, never a key;
+ * and the Node.js and better-sqlite3 it runs on (src/sqlite-driver.ts says why the latter varies).
  */
 export function logConfigured(logger: Logger, runId: string, config: JobConfig): void {
-  logger.info({ runId, config: describeConfig(config) }, 'configured');
+  const runtime = {
+    node: process.versions.node,
+    sqlite: `${sqliteDriver.package}@${sqliteDriver.version}`,
+  };
+  logger.info({ runId, config: describeConfig(config), runtime }, 'configured');
 }
 
 /** A client per configured merchant; a bad base URL is a usage error before any request. */

@@ -1,8 +1,8 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { makeFolders } from '../make-folders.js';
+import { Database } from '../sqlite-driver.js';
 import { ensureCardIndex } from './card-index.js';
 import { type MigrationReport, migrateMirror } from './migrations.js';
 import { MirrorError } from './mirror-error.js';

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Database } from '../sqlite-driver.js';
 
 /** The better-sqlite3 handle the mirror works on. */
-export type SqliteDatabase = Database.Database;
+export type SqliteDatabase = Database;

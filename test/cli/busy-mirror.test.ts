@@ -3,9 +3,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openMirror } from '../../src/mirror/open-mirror.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { CLI, finished, runCliProcess, startCliProcess } from '../support/cli-process.js';
 import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
 

@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrdersTable } from '../../src/mirror/mirror-schema.js';
+import { Database } from '../../src/sqlite-driver.js';
 import {
   configFileEnv,
   runCliProcess,

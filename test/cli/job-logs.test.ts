@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
+import { sqliteDriver } from '../../src/sqlite-driver.js';
 import { type CliResult, runCliProcess, startCliProcess } from '../support/cli-process.js';
 import { type JobFixture, startJobFixture } from './job-fixture.js';
 
@@ -129,6 +130,10 @@ describe('the logs of the job commands, stderr not a terminal', () => {
                   },
                 ],
         },
+      });
+      expect(lines[0]?.runtime, run.stderr).toEqual({
+        node: process.versions.node,
+        sqlite: `${sqliteDriver.package}@${sqliteDriver.version}`,
       });
       expect(lines.filter((l) => l.msg === 'configured')).toHaveLength(1);
       expect(run.stderr).not.toContain(f.env.CARDSYNC_API_KEY);

@@ -11,11 +11,11 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CARD_INDEX, hasCardIndex } from '../../src/mirror/card-index.js';
 import { readMigrations } from '../../src/mirror/migrations.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { CLI, finished, runCliProcess, unprivilegedUser } from '../support/cli-process.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';

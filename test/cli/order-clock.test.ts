@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrdersTable } from '../../src/mirror/mirror-schema.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
 import { activeCard } from '../support/forced-transactions.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';

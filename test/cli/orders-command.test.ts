@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/sqlite-driver.js';
 import { runCliProcess } from '../support/cli-process.js';
 import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 

@@ -11,8 +11,8 @@ import {
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/sqlite-driver.js';
 import { CLI, finished, runCliProcess, startCliProcess } from '../support/cli-process.js';
 
 const HEADER = 'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo';

@@ -9,10 +9,10 @@ import {
 } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { CHECK_CODES, SEVERITY_OF } from '../../src/recon/check-code.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { syncWithJournals } from '../runner/runner-world.js';
 import { runCliProcess, unprivilegedUser } from '../support/cli-process.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';

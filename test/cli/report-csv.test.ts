@@ -1,9 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DISCREPANCY_COLUMNS } from '../../src/reports/finding-rows.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { syncWithJournals } from '../runner/runner-world.js';
 import { runCliProcess } from '../support/cli-process.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';

@@ -1,11 +1,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { importOrderBytes, importOrderFile } from '../../src/journal/order-import.js';
 import { OrderImportError } from '../../src/journal/order-import-error.js';
 import type { OrdersTable } from '../../src/mirror/mirror-schema.js';
 import { type Mirror, openMirror } from '../../src/mirror/open-mirror.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { useTempMirrors } from '../support/temp-mirrors.js';
 
 const HEADER = 'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo';

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Card, Offering, Transaction } from '../../src/contract/index.js';
 import { migrateMirror, readMigrations, SQL_DIR } from '../../src/mirror/migrations.js';
@@ -19,6 +18,7 @@ import { moneyText } from '../../src/recon/money-text.js';
 import { DEFAULT_RECON_SETTINGS } from '../../src/recon/recon-settings.js';
 import { runChecks } from '../../src/recon/run-checks.js';
 import { transactionEffectSql } from '../../src/recon/transaction-effect-sql.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { runOn } from '../recon/support/run-one.js';
 import {
   DAY,

@@ -1,6 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
   type Migration,
@@ -10,17 +9,18 @@ import {
   schemaVersion,
 } from '../../src/mirror/migrations.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { mirrorErrorOf, useTempMirrors } from './mirror-fixtures.js';
 
 const temp = useTempMirrors();
 
-function objectsOf(db: Database.Database): { type: string; name: string }[] {
+function objectsOf(db: Database): { type: string; name: string }[] {
   return db
     .prepare("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
     .all() as { type: string; name: string }[];
 }
 
-function rawDatabase(name = 'raw.sqlite'): Database.Database {
+function rawDatabase(name = 'raw.sqlite'): Database {
   const db = new Database(join(temp.dir(), name));
   temp.defer(() => db.close());
   return db;
@@ -172,7 +172,7 @@ describe('migrateMirror', () => {
 
   it('gives a file upgraded from every older version the schema of a new file', () => {
     const migrations = readMigrations();
-    const schemaOf = (db: Database.Database) => ({
+    const schemaOf = (db: Database) => ({
       objects: db
         .prepare(
           `SELECT type, name, tbl_name, sql FROM sqlite_master

@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { acquireMirrorLock, readHolder } from '../../src/mirror/mirror-lock.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { mirrorErrorOf, useTempMirrors } from './mirror-fixtures.js';
 
 const temp = useTempMirrors();

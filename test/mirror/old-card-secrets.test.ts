@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { migrateMirror, readMigrations } from '../../src/mirror/migrations.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
 import { QuarantineWriter } from '../../src/mirror/quarantine-writer.js';
 import { TransactionWriter } from '../../src/mirror/transaction-writer.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { context, transaction, useTempMirrors } from './mirror-fixtures.js';
 
 const temp = useTempMirrors();
@@ -24,7 +24,7 @@ const MALFORMED_CARD = {
 };
 
 /** A mirror at `version`, made by the cardsync of that version. */
-function mirrorAt(version: number): { file: string; db: Database.Database } {
+function mirrorAt(version: number): { file: string; db: Database } {
   const file = join(temp.dir(), `v${version}.sqlite`);
   const db = new Database(file);
   migrateMirror(db, readMigrations().slice(0, version));
@@ -35,7 +35,7 @@ function mirrorAt(version: number): { file: string; db: Database.Database } {
  * Quarantine `raw` as a cardsync before b7cb1b8 (schema 13 and older) did: the raw JSON and the
  * reason as sent, hashed as they are.
  */
-function quarantineAsBefore(db: Database.Database, raw: unknown, at: string, runId: string) {
+function quarantineAsBefore(db: Database, raw: unknown, at: string, runId: string) {
   const json = JSON.stringify(raw);
   db.prepare(
     `INSERT INTO quarantine (merchant_id, resource, record_id, reason, raw_json, raw_sha256,
@@ -51,7 +51,7 @@ function quarantineAsBefore(db: Database.Database, raw: unknown, at: string, run
   );
 }
 
-function quarantineRows(db: Database.Database) {
+function quarantineRows(db: Database) {
   return db
     .prepare(
       `SELECT record_id, reason, raw_json, first_seen_at, last_seen_at, last_run_id, seen_count,

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { MirrorDatabase } from '../../src/mirror/mirror-schema.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { mirrorErrorOf, useTempMirrors } from './mirror-fixtures.js';
 
 const temp = useTempMirrors();

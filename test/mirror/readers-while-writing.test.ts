@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createMirrorWriters } from '../../src/mirror/mirror-writers.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { context, transaction, useTempMirrors } from './mirror-fixtures.js';
 
 const temp = useTempMirrors();
@@ -9,7 +9,7 @@ const RUN1 = context('run-1', '2026-02-01T02:00:00.000Z');
 const RUN2 = context('run-2', '2026-02-02T02:00:00.000Z');
 
 /** An analyst's connection: read-only, and no busy timeout, so any lock wait would throw. */
-function openReader(file: string): Database.Database {
+function openReader(file: string): Database {
   const reader = new Database(file, { readonly: true, fileMustExist: true, timeout: 0 });
   temp.defer(() => reader.close());
   expect(reader.pragma('busy_timeout', { simple: true })).toBe(0);

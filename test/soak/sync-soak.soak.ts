@@ -15,9 +15,9 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../src/sandbox/faults/fault-rule.js';
+import { Database } from '../../src/sqlite-driver.js';
 import type { SyncResult } from '../../src/sync/sync-result.js';
 import { runCliProcess, startCliProcess } from '../support/cli-process.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';

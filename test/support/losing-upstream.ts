@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import type { CardIssuingClient } from '../../src/api/index.js';
+import { Database } from '../../src/sqlite-driver.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { syncApiOf } from './sync-harness.js';
 import type { TestSandbox } from './test-sandbox.js';

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { Database } from '../../src/sqlite-driver.js';
 
 /** What differs between the service's data and a mirror; all empty when they are equal. */
 export interface MirrorDifferences {

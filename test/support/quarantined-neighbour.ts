@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { expect } from 'vitest';
+import { Database } from '../../src/sqlite-driver.js';
 import type { SyncResult } from '../../src/sync/sync-result.js';
 import { activeCard, postForced } from './forced-transactions.js';
 import { corruptingTransaction } from './malformed-records.js';

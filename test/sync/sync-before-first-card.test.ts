@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListTransactionsQuery } from '../../src/contract/index.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';

@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeTransactionStatus } from '../../src/sandbox/activity/card-activity.js';
 import type { TransactionRecord } from '../../src/sandbox/store/records.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { splitRange } from '../../src/sync/time-range.js';
 import { activeCard, postForced, postVerification } from '../support/forced-transactions.js';
 import { compareMirror } from '../support/mirror-comparison.js';

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/api/index.js';
 import { CARD_INDEX } from '../../src/mirror/card-index.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 

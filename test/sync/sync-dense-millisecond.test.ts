@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/sqlite-driver.js';
 import { insertDenseMillisecond } from '../support/dense-millisecond.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';

@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import type { ListTransactionsQuery } from '../../src/contract/index.js';
+import { Database } from '../../src/sqlite-driver.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { runCliProcess, startCliProcess } from '../support/cli-process.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
 import { startReader, stopReader } from '../support/mirror-reader-process.js';

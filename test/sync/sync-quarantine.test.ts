@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CardIssuingClient,
@@ -8,6 +7,7 @@ import {
 } from '../../src/api/index.js';
 import { orphanTransaction } from '../../src/recon/checks/orphan-transaction.js';
 import { runChecks } from '../../src/recon/run-checks.js';
+import { Database } from '../../src/sqlite-driver.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { breakRecords } from '../support/malformed-records.js';
 import { compareMirror } from '../support/mirror-comparison.js';

@@ -1,9 +1,9 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { dropCardIndexWhileEmpty, hasCardIndex } from '../../src/mirror/card-index.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { WriterThread } from '../../src/sync/writer-thread-client.js';
 import { card, useTempMirrors } from '../mirror/mirror-fixtures.js';
 

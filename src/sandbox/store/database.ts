@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../sqlite-driver.js';
 import { SANDBOX_INDEXES, SANDBOX_SCHEMA, SANDBOX_SCHEMA_VERSION } from './schema.js';
 
 /** The sandbox's SQLite handle. */
-export type SandboxDatabase = Database.Database;
+export type SandboxDatabase = Database;
 
 /**
  * Raised when a state directory cannot be served: written by an incompatible sandbox

@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import { startSandbox } from '../../../src/sandbox/sandbox.js';
+import { Database } from '../../../src/sqlite-driver.js';
 
 const WORLD = { cards: 150, transactions: 3_000, days: 60, anomaliesPerCode: 1 } as const;
 
