@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,12 +8,19 @@ import {
   sqliteDriver,
 } from '../src/sqlite-driver.js';
 
-const require = createRequire(import.meta.url);
 const DRIVER = fileURLToPath(new URL('../dist/sqlite-driver.js', import.meta.url));
 
+/** A stand-in for a build of better-sqlite3 whose connections open. */
+class UsableBuild {
+  close(): void {}
+}
+
+/** A stand-in for the classic build: chooseDriver never opens a connection with it. */
+const CLASSIC = { classic: true };
+
 /**
- * A `load` in which the Node-API build is `nodeApi` (the classic module standing in for it, as
- * this Node.js may not run the real one), or missing when `nodeApi` is an error to throw.
+ * A `load` in which the Node-API build is `nodeApi`, or missing when `nodeApi` is an error to
+ * throw; both builds at made-up versions.
  */
 function loader(nodeApi: unknown): { load: (name: string) => unknown; loaded: string[] } {
   const loaded: string[] = [];
@@ -25,7 +31,9 @@ function loader(nodeApi: unknown): { load: (name: string) => unknown; loaded: st
       return nodeApi;
     }
     if (name === `${NODE_API_PACKAGE}/package.json`) return { version: '13.2.0' };
-    return require(name);
+    if (name === 'better-sqlite3') return CLASSIC;
+    if (name === 'better-sqlite3/package.json') return { version: '12.11.1' };
+    throw new Error(`unexpected module ${name}`);
   };
   return { load, loaded };
 }
@@ -37,28 +45,26 @@ function notInstalled(): Error {
 }
 
 describe('chooseDriver', () => {
-  const classic = require('better-sqlite3');
-  const classicVersion = (require('better-sqlite3/package.json') as { version: string }).version;
-
   it('keeps the classic build on Node 20, whose process the Node-API build crashes, even when installed', () => {
-    const { load, loaded } = loader(classic);
+    const { load, loaded } = loader(UsableBuild);
     const chosen = chooseDriver('20.19.0', load);
-    expect(chosen.driver).toEqual({ package: 'better-sqlite3', version: classicVersion });
-    expect(chosen.Database).toBe(classic);
+    expect(chosen.driver).toEqual({ package: 'better-sqlite3', version: '12.11.1' });
+    expect(chosen.Database).toBe(CLASSIC);
     expect(loaded).not.toContain(NODE_API_PACKAGE);
   });
 
   it(`takes the Node-API build from Node ${NODE_API_FROM_MAJOR} when it is installed and opens a connection`, () => {
     for (const node of ['22.0.0', '24.21.0']) {
-      const chosen = chooseDriver(node, loader(classic).load);
+      const chosen = chooseDriver(node, loader(UsableBuild).load);
       expect(chosen.driver).toEqual({ package: NODE_API_PACKAGE, version: '13.2.0' });
-      expect(chosen.Database).toBe(classic);
+      expect(chosen.Database).toBe(UsableBuild);
     }
   });
 
   it('falls back to the classic build where the Node-API build is not installed (npm --omit=optional)', () => {
     const chosen = chooseDriver('24.21.0', loader(notInstalled()).load);
     expect(chosen.driver.package).toBe('better-sqlite3');
+    expect(chosen.Database).toBe(CLASSIC);
   });
 
   it('falls back to the classic build where the Node-API build has no binary for this platform', () => {
