@@ -18,11 +18,11 @@ export interface ReconcileJobOutcome {
 
 /**
  * `cardsync reconcile` from a loaded configuration, on an existing mirror, with its metrics
- * file. Never throws.
+ * file; `signal` (SIGTERM, SIGINT) stops it, exit 4, if it has not begun recording. Never throws.
  */
 export async function reconcileJob(
   config: JobConfig,
-  options: { failOn: FailOn | undefined; logger: Logger; runId?: string },
+  options: { failOn: FailOn | undefined; logger: Logger; runId?: string; signal?: AbortSignal },
 ): Promise<ReconcileJobOutcome> {
   const started = Date.now();
   const runId = options.runId ?? newRunId(started);
@@ -36,6 +36,7 @@ export async function reconcileJob(
         reportsDir: config.reportsDir,
         logger: options.logger,
         runId,
+        ...(options.signal ? { signal: options.signal } : {}),
       });
       outcome = {
         result,

@@ -93,7 +93,7 @@ export async function runNightly(options: NightlyRunOptions): Promise<NightlyRun
       } else {
         reopenRun(db, runId);
         try {
-          reconcile = reconcileMirror({
+          reconcile = await reconcileMirror({
             db,
             runId,
             command: 'run',

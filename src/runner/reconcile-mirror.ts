@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { MirrorError } from '../mirror/mirror-error.js';
 import { refreshPlannerStatistics } from '../mirror/planner-statistics.js';
@@ -19,6 +20,7 @@ import {
   clearPendingReport,
   removeUnrecordedReports,
 } from './pending-reports.js';
+import { ReconcileStoppedError } from './reconcile-stopped.js';
 
 /** Dependencies and options of {@link reconcileMirror}. */
 export interface ReconcileMirrorOptions {
@@ -38,6 +40,11 @@ export interface ReconcileMirrorOptions {
    * taken over, and its heartbeat timer may not have fired since it resumed.
    */
   readonly holdsLock?: () => boolean;
+  /**
+   * Aborted to stop (SIGTERM, SIGINT): a stop seen before the recording records nothing and
+   * throws {@link ReconcileStoppedError}; once recording has begun, the reconciliation ends.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What one reconciliation found, recorded and reported. */
@@ -65,12 +72,13 @@ export interface ReconcileResult {
  * rename and the commit leaves a folder the next reconciliation removes: no report of a run
  * the store never recorded. `latest` moves after the commit; one that is not a symbolic link is
  * refused before anything is recorded. The caller holds the mirror lock; one it no longer holds
- * ({@link ReconcileMirrorOptions.holdsLock}) records nothing.
- * @example const result = reconcileMirror({ db, runId, command: 'reconcile', settings, reportsDir, data, logger });
+ * ({@link ReconcileMirrorOptions.holdsLock}) records nothing, nor does one stopped by
+ * `signal` before the recording began.
+ * @example const result = await reconcileMirror({ db, runId, command: 'reconcile', settings, reportsDir, data, logger });
  * @throws ReportError when the folder or `latest` cannot be written; MirrorError MIRROR_LOCKED
- *   when another run took the lock over.
+ *   when another run took the lock over; ReconcileStoppedError when stopped before recording.
  */
-export function reconcileMirror(options: ReconcileMirrorOptions): ReconcileResult {
+export async function reconcileMirror(options: ReconcileMirrorOptions): Promise<ReconcileResult> {
   const clock = options.clock ?? Date.now;
   const { db, runId } = options;
   const logger = options.logger.child({ module: 'reconcile', runId });
@@ -83,6 +91,14 @@ export function reconcileMirror(options: ReconcileMirrorOptions): ReconcileResul
   removeUnrecordedReports(db, logger);
   refreshPlannerStatistics(db);
   const results = runChecks(db, { settings: options.settings });
+  if (options.signal) {
+    // The checks are synchronous (one read transaction): a signal that came meanwhile, or
+    // while the command started, reaches its handler only once the event loop turns. Two turns:
+    // the first may run before the loop polls the signal's pipe, the second comes after it.
+    await nextTurn();
+    await nextTurn();
+    if (options.signal.aborted) throw new ReconcileStoppedError();
+  }
   let staged: StagedReport | undefined;
   let published = false;
   announcePendingReport(db, { runId, dir: join(options.reportsDir, runId), at: reconciledAt });

@@ -34,7 +34,12 @@ export async function reconcileAction(io: CliIo, flags: ReconcileFlags): Promise
         code: 'MIRROR_MISSING',
       });
     checkOutputDirs(config);
-    outcome = await reconcileJob(config, { failOn: flags.failOn, logger, runId });
+    outcome = await reconcileJob(config, {
+      failOn: flags.failOn,
+      logger,
+      runId,
+      signal: io.signal,
+    });
     const { result } = outcome;
     if (result)
       io.stdout(
