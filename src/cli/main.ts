@@ -24,7 +24,9 @@ const untilStopped = () =>
 
 const code = await runCli(process.argv.slice(2), {
   stdout: pipeWriter(process.stdout),
-  stderr: pipeWriter(process.stderr),
+  // A stderr that cannot be written (a log file on a full disk) has nowhere to say so: its lines
+  // are dropped, as the logger's are, and the command goes on to its own exit code.
+  stderr: pipeWriter(process.stderr, () => {}),
   untilStopped,
   signal: stop.signal,
   env: process.env,

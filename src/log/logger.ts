@@ -44,9 +44,24 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       hooks: { streamWrite: withoutCardSecretsLine },
       base: { pid: process.pid },
     },
-    // Synchronous: a line is on stderr when the call returns, in order with the one plain line a
-    // failing command writes last (an asynchronous buffer put that line amid the JSON lines a
-    // log shipper reads). A run logs a few dozen lines at info, so the writes cost nothing.
-    options.destination ?? pino.destination({ fd: 2, sync: true }),
+    options.destination ?? stderrDestination(),
   );
+}
+
+/**
+ * Stderr, written synchronously: a line is there when the call returns, in order with the one
+ * plain line a failing command writes last (an asynchronous buffer put that line amid the JSON
+ * lines a log shipper reads). A run logs a few dozen lines at info, so the writes cost nothing.
+ * A write that fails (a log file on a full disk, an I/O error) stops the logging, as pino does
+ * for a closed pipe: unheard, the error was thrown from whichever call logged, ending a run at
+ * its first line (exit 1, nothing synced, no metrics file) or the process from a timer.
+ */
+function stderrDestination(): DestinationStream {
+  const destination = pino.destination({ fd: 2, sync: true });
+  destination.on('error', () => {
+    destination.write = () => true;
+    destination.flush = (cb) => cb?.();
+    destination.flushSync = () => {};
+  });
+  return destination;
 }
