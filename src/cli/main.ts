@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { EXIT } from './exit-codes.js';
 import { pipeWriter } from './pipe-writer.js';
 import { runCli } from './program.js';
 
@@ -22,11 +23,27 @@ const untilStopped = () =>
     else stop.signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
+// A stderr that cannot be written (a log file on a full disk) has nowhere to say so: its lines
+// are dropped, as the logger's are, and the command goes on to its own exit code.
+const stderr = pipeWriter(process.stderr, () => {});
+// A stdout that cannot be written (a file on a full disk; a reader gone is no failure) lost the
+// command's output: one line says so once the command has ended, after its JSON log lines, and
+// a command that would have ended 0 ends 1. The error may be reported after the end: it comes
+// from the stream, a turn after the write.
+let ended = false;
+let stdoutLost: Error | undefined;
+const sayStdoutLost = () => {
+  stderr(`cardsync: cannot write stdout: ${stdoutLost?.message}\n`);
+  if (!process.exitCode) process.exitCode = EXIT.INTERNAL;
+};
+const stdout = pipeWriter(process.stdout, (error) => {
+  stdoutLost = error;
+  if (ended) sayStdoutLost();
+});
+
 const code = await runCli(process.argv.slice(2), {
-  stdout: pipeWriter(process.stdout),
-  // A stderr that cannot be written (a log file on a full disk) has nowhere to say so: its lines
-  // are dropped, as the logger's are, and the command goes on to its own exit code.
-  stderr: pipeWriter(process.stderr, () => {}),
+  stdout,
+  stderr,
   untilStopped,
   signal: stop.signal,
   env: process.env,
@@ -34,3 +51,5 @@ const code = await runCli(process.argv.slice(2), {
   stderrIsTTY: process.stderr.isTTY === true,
 });
 process.exitCode = code;
+ended = true;
+if (stdoutLost) sayStdoutLost();
