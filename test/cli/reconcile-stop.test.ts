@@ -79,4 +79,20 @@ describe('cardsync reconcile stopped by SIGTERM or SIGINT', () => {
       expect(next.code, next.stderr).toBe(0);
       expect(recorded(w.mirrorFile, reports()).reconRuns).toHaveLength(before.reconRuns.length + 1);
     }, 60_000);
+
+  it('on a signal once recording has begun, finishes: recorded, reported, latest moved, exit 0', async () => {
+    const before = recorded(w.mirrorFile, reports());
+    const late = await runCliProcess(
+      ['reconcile', '--json'],
+      { ...env, CARDSYNC_TEST_KILL_AT: 'openSync:before:^summary\\.csv$:1:SIGTERM' },
+      { nodeArgs: ['--import', KILL_HOOKS], timeoutMs: 60_000 },
+    );
+    expect(late.code, late.stderr).toBe(0);
+    const { runId } = JSON.parse(late.stdout) as { runId: string };
+    const after = recorded(w.mirrorFile, reports());
+    expect(after.reconRuns).toEqual([...before.reconRuns, runId].sort());
+    expect(after.latest).toBe(runId);
+    expect(after.pending).toBe(0);
+    expect(after.lock).toBe(0);
+  }, 60_000);
 });
