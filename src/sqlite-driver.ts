@@ -14,6 +14,8 @@ export const NODE_API_FROM_MAJOR = 22;
 export interface SqliteDriver {
   readonly package: 'better-sqlite3' | typeof NODE_API_PACKAGE;
   readonly version: string;
+  /** Set when the classic build had to be taken on a Node.js that aborts with it. */
+  readonly warning?: string;
 }
 
 /** A better-sqlite3 connection (the same API in both builds). */
@@ -44,7 +46,18 @@ export function chooseDriver(
     if (nodeApi) return nodeApi;
   }
   const classic = load('better-sqlite3') as typeof BetterSqlite3;
-  return { driver: driverOf('better-sqlite3', load), Database: classic };
+  const driver = driverOf('better-sqlite3', load);
+  if (!abortsWithClassic(nodeVersion)) return { driver, Database: classic };
+  const warning =
+    `better-sqlite3 ${driver.version} on Node.js ${nodeVersion} may abort the process ` +
+    `(nodejs/node#65446): run npm ci with this Node.js, which installs ${NODE_API_PACKAGE}`;
+  return { driver: { ...driver, warning }, Database: classic };
+}
+
+/** Whether this Node.js aborts a process that frees a statement of the classic build (24.19 on). */
+function abortsWithClassic(nodeVersion: string): boolean {
+  const [major = 0, minor = 0] = nodeVersion.split('.').map((part) => Number.parseInt(part, 10));
+  return major > 24 || (major === 24 && minor >= 19);
 }
 
 function loadIfUsable(

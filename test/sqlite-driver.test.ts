@@ -67,6 +67,19 @@ describe('chooseDriver', () => {
     expect(chosen.Database).toBe(CLASSIC);
   });
 
+  it('warns where it must keep the classic build on a Node.js that aborts with it (24.19 on), and only there', () => {
+    const warning = (node: string) =>
+      chooseDriver(node, loader(notInstalled()).load).driver.warning;
+    expect(warning('24.19.0')).toMatch(
+      /^better-sqlite3 12\.11\.1 on Node\.js 24\.19\.0 may abort the process .*run npm ci with this Node\.js/,
+    );
+    expect(warning('24.21.3')).toBeDefined();
+    expect(warning('24.18.1')).toBeUndefined();
+    expect(warning('22.21.0')).toBeUndefined();
+    expect(chooseDriver('20.19.0', loader(UsableBuild).load).driver.warning).toBeUndefined();
+    expect(chooseDriver('24.21.0', loader(UsableBuild).load).driver.warning).toBeUndefined();
+  });
+
   it('falls back to the classic build where the Node-API build has no binary for this platform', () => {
     const noBinary = function NoBinary() {
       throw new Error('Could not locate the bindings file');

@@ -42,6 +42,7 @@ export function logConfigured(logger: Logger, runId: string, config: JobConfig):
     sqlite: `${sqliteDriver.package}@${sqliteDriver.version}`,
   };
   logger.info({ runId, config: describeConfig(config), runtime }, 'configured');
+  if (sqliteDriver.warning) logger.warn({ runId, runtime }, sqliteDriver.warning);
 }
 
 /** A client per configured merchant; a bad base URL is a usage error before any request. */
