@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { UnknownContentCodingError } from './content-coding.js';
+import { ProxyTunnelError } from './proxy-tunnel-error.js';
 import { isRedirectStatus, isRetryableStatus, parseRetryAfter } from './retry-policy.js';
 import type { BodyProblem, ReceivedResponse } from './send-request.js';
 import { classifyTransportError, transportErrorCode } from './transport-failure.js';
@@ -208,41 +209,89 @@ function described(error: unknown): string {
   return reason === undefined ? code : `${code}: ${reason}`;
 }
 
+/** The proxy's refusals that say why, beside the status. */
+const PROXY_REFUSALS: Readonly<Record<number, string>> = {
+  403: 'it does not let this host through',
+  407: 'Proxy Authentication Required: are the credentials in its URL right?',
+  502: 'it could not reach the upstream',
+  503: 'it is unavailable',
+  504: 'it timed out reaching the upstream',
+};
+
+function tunnelErrorIn(error: unknown): ProxyTunnelError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    if (current instanceof ProxyTunnelError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The failure of a tunnel the proxy did not open. Unreachable (refused, reset, timed out), it is
+ * retried as an unreachable upstream is; a refusal with 408, 429 or 5xx (502: it could not reach
+ * the upstream, 503: overloaded) is retried as the upstream's own would be; any other (407: its
+ * credentials, 403: its policy) is not: the next attempt would meet the same configuration.
+ */
+function tunnelFailure(tunnel: ProxyTunnelError, baseUrl: string): AttemptFailure {
+  const { proxy, status, cause } = tunnel;
+  if (status === undefined) {
+    const kind = classifyTransportError(cause);
+    return {
+      code: kind === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
+      retry: kind === 'timeout' || kind === 'network' ? 'yes' : 'no',
+      message: `connection to proxy ${proxy} ${kind === 'timeout' ? 'timed out' : 'failed'} (${described(cause)}), on the way to ${baseUrl}`,
+      cause: tunnel,
+    };
+  }
+  const why = PROXY_REFUSALS[status];
+  return {
+    code: 'UPSTREAM_UNAVAILABLE',
+    retry: isRetryableStatus(status) ? 'yes' : 'no',
+    message: `proxy ${proxy} refused the tunnel to ${baseUrl} with ${status}${why === undefined ? '' : ` (${why})`}`,
+    cause: tunnel,
+  };
+}
+
 /**
  * The failure of a request that got no response head: timeouts and network faults are retried;
  * a TLS verification failure is not (the next attempt meets the same certificate), nor is an
  * error nobody recognises. The message names `baseUrl` (never with credentials: the options
- * refuse a URL carrying any), so a run syncing several merchants says which upstream failed.
+ * refuse a URL carrying any), so a run syncing several merchants says which upstream failed, and
+ * the proxy it went through, when it did (`proxy`, without its credentials), or failed at.
  */
-export function transportFailure(error: unknown, baseUrl: string): AttemptFailure {
+export function transportFailure(error: unknown, baseUrl: string, proxy?: string): AttemptFailure {
+  const tunnel = tunnelErrorIn(error);
+  if (tunnel !== undefined) return tunnelFailure(tunnel, baseUrl);
   const what = described(error);
+  const target = proxy === undefined ? baseUrl : `${baseUrl} (through proxy ${proxy})`;
   switch (classifyTransportError(error)) {
     case 'timeout':
       return {
         code: 'UPSTREAM_TIMEOUT',
         retry: 'yes',
-        message: `${baseUrl} timed out (${what})`,
+        message: `${target} timed out (${what})`,
         cause: error,
       };
     case 'network':
       return {
         code: 'UPSTREAM_UNAVAILABLE',
         retry: 'yes',
-        message: `connection to ${baseUrl} failed (${what})`,
+        message: `connection to ${target} failed (${what})`,
         cause: error,
       };
     case 'tls':
       return {
         code: 'UPSTREAM_UNAVAILABLE',
         retry: 'no',
-        message: `TLS verification of ${baseUrl} failed (${what})`,
+        message: `TLS verification of ${target} failed (${what})`,
         cause: error,
       };
     default:
       return {
         code: 'UPSTREAM_UNAVAILABLE',
         retry: 'no',
-        message: `request to ${baseUrl} failed (${what})`,
+        message: `request to ${target} failed (${what})`,
         cause: error,
       };
   }

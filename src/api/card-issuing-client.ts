@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { CLIENT_CONTRACT } from '../contract/client-contract.js';
 import type {
   Card,
@@ -127,7 +127,7 @@ function plural(n: number): string {
 export class CardIssuingClient implements UpstreamTime {
   readonly #options: ResolvedClientOptions;
   readonly #dispatcher: Dispatcher;
-  readonly #ownAgent: Agent | undefined;
+  readonly #ownAgent: Dispatcher | undefined;
   readonly #limiter: AdaptiveLimiter;
   readonly #validator = new ResponseValidator();
   readonly #logger: Logger | undefined;
@@ -144,7 +144,7 @@ export class CardIssuingClient implements UpstreamTime {
     this.#logger = options.logger?.child({ module: 'api' });
     this.#limiter = new AdaptiveLimiter({ max: this.#options.concurrency, sleep: this.#sleep });
     this.#ownAgent = options.dispatcher ? undefined : createAgent(this.#options);
-    this.#dispatcher = options.dispatcher ?? (this.#ownAgent as Agent);
+    this.#dispatcher = options.dispatcher ?? (this.#ownAgent as Dispatcher);
   }
 
   /** One page of the merchant's cards (GET /cards). */
@@ -427,7 +427,8 @@ export class CardIssuingClient implements UpstreamTime {
       received = await sendRequest(this.#dispatcher, outgoing);
     } catch (error) {
       const baseUrl = `${this.#options.origin}${this.#options.pathPrefix}`;
-      return { ok: false, failure: transportFailure(error, baseUrl) };
+      const failure = transportFailure(error, baseUrl, this.#options.proxy?.shown);
+      return { ok: false, failure };
     } finally {
       stopPreparing?.();
     }

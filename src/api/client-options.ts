@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { ClientConfigError } from './client-config-error.js';
+import { bypassesProxy } from './proxy-route.js';
 
 /** How to reach the card-issuing API and how hard to try; only `baseUrl` and `apiKey` needed. */
 export interface CardIssuingClientOptions {
@@ -37,6 +38,20 @@ export interface CardIssuingClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Send through this dispatcher instead of the client's own pool (which is then not built). */
   dispatcher?: Dispatcher;
+  /**
+   * An HTTP proxy to reach the upstream through, by CONNECT tunnels (TLS stays end to end):
+   * `url` is `http://[user:password@]host:port` (or `https://`, or `host:port`), `noProxy` the
+   * hosts that go around it in `NO_PROXY`'s syntax. A loopback upstream never goes through it.
+   */
+  proxy?: { url: string; noProxy?: string };
+}
+
+/** The proxy the client tunnels through. */
+export interface ResolvedProxy {
+  /** The URL as given, credentials included: only the tunnel's `proxy-authorization` uses them. */
+  readonly url: string;
+  /** `http://host:port`, without credentials: what messages name. */
+  readonly shown: string;
 }
 
 /** Options of one call. */
@@ -53,6 +68,8 @@ export interface ResolvedClientOptions {
   readonly pathPrefix: string;
   readonly apiKey: string;
   readonly ca: string | undefined;
+  /** Undefined when there is none, or when this upstream goes around it. */
+  readonly proxy: ResolvedProxy | undefined;
   readonly concurrency: number;
   readonly timeouts: {
     readonly connectMs: number;
@@ -102,6 +119,41 @@ function checkedCa(ca: unknown): string | undefined {
   return ca;
 }
 
+/** The proxy URL, `http://` assumed when it names no scheme (`proxy.corp:3128`, as curl reads it). */
+function proxyUrl(text: string): URL {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch (error) {
+    // Never the text itself: it may hold the proxy's password.
+    throw new ClientConfigError('proxy.url', 'must be an http:// or https:// URL', {
+      cause: error,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ClientConfigError(
+      'proxy.url',
+      `must be an http:// or https:// URL (got ${url.protocol}//)`,
+    );
+  }
+  if (url.hostname === '') throw new ClientConfigError('proxy.url', 'must name a host');
+  return url;
+}
+
+function checkedProxy(
+  proxy: CardIssuingClientOptions['proxy'],
+  origin: URL,
+): ResolvedProxy | undefined {
+  if (proxy === undefined) return undefined;
+  if (typeof proxy.url !== 'string') throw new ClientConfigError('proxy.url', 'must be a string');
+  if (proxy.noProxy !== undefined && typeof proxy.noProxy !== 'string')
+    throw new ClientConfigError('proxy.noProxy', 'must be a string');
+  const url = proxyUrl(proxy.url);
+  if (bypassesProxy(origin, proxy.noProxy ?? '')) return undefined;
+  return Object.freeze({ url: url.href, shown: `${url.protocol}//${url.host}` });
+}
+
 function checkedNumber(
   key: string,
   value: unknown,
@@ -133,6 +185,7 @@ export function resolveClientOptions(options: CardIssuingClientOptions): Resolve
     throw new ClientConfigError('apiKey', 'must be text an HTTP header can carry (no line breaks)');
   }
   const ca = checkedCa(options.ca);
+  const proxy = checkedProxy(options.proxy, url);
   const int = { min: 1, integer: true };
   const ms = { min: 1, integer: false };
   const delay = { min: 0, integer: false };
@@ -143,6 +196,7 @@ export function resolveClientOptions(options: CardIssuingClientOptions): Resolve
     pathPrefix: url.pathname.replace(/\/+$/, ''),
     apiKey: options.apiKey,
     ca,
+    proxy,
     concurrency: checkedNumber('concurrency', options.concurrency, 8, int),
     timeouts: Object.freeze({
       connectMs: checkedNumber('timeouts.connectMs', timeouts.connectMs, 10_000, ms),

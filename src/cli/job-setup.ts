@@ -6,6 +6,7 @@ import {
   describeConfig,
   type JobConfig,
   loadJobConfig,
+  type ProxySetting,
 } from '../config/index.js';
 import { MirrorError } from '../mirror/mirror-error.js';
 import { type Mirror, type OpenMirrorOptions, openMirror } from '../mirror/open-mirror.js';
@@ -45,6 +46,11 @@ export function logConfigured(logger: Logger, runId: string, config: JobConfig):
   if (sqliteDriver.warning) logger.warn({ runId, runtime }, sqliteDriver.warning);
 }
 
+/** The client's `proxy` option for the configured proxy (its URL, credentials and all, read explicitly). */
+export function clientProxy(proxy: ProxySetting): { url: string; noProxy: string } {
+  return { url: proxy.url, noProxy: proxy.noProxy };
+}
+
 /** A client per configured merchant; a bad base URL is a usage error before any request. */
 export function buildSources(
   config: JobConfig,
@@ -59,6 +65,7 @@ export function buildSources(
         apiKey: merchant.apiKey,
         ...(merchant.ca === undefined ? {} : { ca: merchant.ca }),
         concurrency: config.sync.concurrency,
+        ...(config.proxy === undefined ? {} : { proxy: clientProxy(config.proxy) }),
         logger: logger.child({ source: merchant.name }),
       });
       clients.push(client);

@@ -4,7 +4,7 @@ import type { JobConfig, MerchantSource } from '../config/index.js';
 import type { CliIo } from './cli-io.js';
 import { commandLogger } from './command-logger.js';
 import { UsageError } from './exit-codes.js';
-import { loadConfig } from './job-setup.js';
+import { clientProxy, loadConfig } from './job-setup.js';
 import { configFlagsOf, type MerchantFlags } from './merchant-options.js';
 
 /** One configured merchant, its client and a logger, for a command's duration. */
@@ -36,6 +36,7 @@ export async function openMerchantSession(
       apiKey: merchant.apiKey,
       ...(merchant.ca === undefined ? {} : { ca: merchant.ca }),
       concurrency: 2,
+      ...(config.proxy === undefined ? {} : { proxy: clientProxy(config.proxy) }),
       logger: logger.child({ source: merchant.name }),
     });
   } catch (error) {

@@ -2,7 +2,8 @@ import type { JobConfig } from './job-config.js';
 
 /**
  * The configuration as a log line may show it: paths, URLs, settings and the setting each key
- * comes from, never a key nor a key file's path (nor the CA's PEM text, which is only noise).
+ * comes from, never a key nor a key file's path (nor the CA's PEM text, which is only noise), and
+ * the egress proxy without its credentials.
  *
  * @example
  * logger.info({ config: describeConfig(config) }, 'configured');
@@ -14,6 +15,16 @@ export function describeConfig(config: JobConfig) {
     sync: { ...config.sync },
     recon: config.recon,
     ...(config.metricsFile === undefined ? {} : { metricsFile: config.metricsFile }),
+    // The proxy by `shown`, never its `url`, which may hold a user and password.
+    ...(config.proxy === undefined
+      ? {}
+      : {
+          proxy: {
+            shown: config.proxy.shown,
+            from: config.proxy.from,
+            noProxy: config.proxy.noProxy,
+          },
+        }),
     merchants: config.merchants.map((m) => ({
       name: m.name,
       baseUrl: m.baseUrl,

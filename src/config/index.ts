@@ -9,5 +9,6 @@ export type {
 } from './job-config.js';
 export { DEFAULT_DB, DEFAULT_REPORTS_DIR, loadJobConfig } from './load-job-config.js';
 export { DEFAULT_MERCHANT_NAME } from './merchant-sources.js';
+export type { ProxySetting } from './proxy-setting.js';
 export { RECON_BOUNDS, RECON_VARIABLES } from './recon-config.js';
 export { SYNC_BOUNDS } from './sync-settings.js';

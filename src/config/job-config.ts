@@ -1,4 +1,5 @@
 import type { ReconSettings } from '../recon/recon-settings.js';
+import type { ProxySetting } from './proxy-setting.js';
 
 /**
  * One upstream merchant to sync: where it is, and the key it is read with.
@@ -57,6 +58,11 @@ export interface JobConfig {
   readonly reportsDir: string;
   /** Every merchant to sync; empty when the command does not talk to the upstream. */
   readonly merchants: readonly MerchantSource[];
+  /**
+   * The proxy the upstream is reached through (`HTTPS_PROXY` and the like, with `NO_PROXY`);
+   * absent when none is set, or when the command does not talk to the upstream.
+   */
+  readonly proxy?: ProxySetting;
   readonly sync: SyncSettings;
   /** The reconciliation's settings (grace, staleAfter, tolerances, rounding, checks on/off). */
   readonly recon: ReconSettings;

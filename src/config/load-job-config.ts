@@ -3,6 +3,7 @@ import { ConfigError } from './config-error.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { ConfigInputs, JobConfig } from './job-config.js';
 import { resolveMerchants } from './merchant-sources.js';
+import { proxySetting } from './proxy-setting.js';
 import { type LoadedConfigFile, readConfigFile } from './read-config-file.js';
 import { resolveReconSettings } from './recon-config.js';
 import { resolveSyncSettings } from './sync-settings.js';
@@ -105,10 +106,12 @@ export async function loadJobConfig(inputs: ConfigInputs): Promise<JobConfig> {
   const sync = resolveSyncSettings(flags, content?.sync ?? {}, (inputs.now ?? Date.now)());
   const recon = resolveReconSettings(flags, inputs.env, content?.recon);
   const merchants = inputs.requireUpstream ? await resolveMerchants(inputs, file) : [];
+  const proxy = inputs.requireUpstream ? proxySetting(inputs.env) : undefined;
   return deepFreeze({
     db: db.path,
     reportsDir: reportsDir.path,
     merchants,
+    ...(proxy === undefined ? {} : { proxy }),
     sync,
     recon,
     ...(metricsFile === undefined ? {} : { metricsFile: metricsFile.path }),

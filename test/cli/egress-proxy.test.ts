@@ -1,0 +1,238 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
+import {
+  type EgressProxy,
+  type NamedSandbox,
+  startEgressProxy,
+  startNamedSandbox,
+} from '../support/egress-proxy.js';
+import { startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
+import { logLines, messageLines } from './job-fixture.js';
+
+/** Every proxy variable, emptied (an empty one counts as unset), so the host's do not leak in. */
+const NO_PROXY_VARIABLES = {
+  HTTPS_PROXY: '',
+  https_proxy: '',
+  HTTP_PROXY: '',
+  http_proxy: '',
+  NO_PROXY: '',
+  no_proxy: '',
+};
+
+const PASSWORD = 'pr0xy-s3cret';
+
+/** Every file under `dir`, recursively, as latin1 text (a SQLite file included). */
+function textsUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(dir, name))
+    .filter((file) => statSync(file).isFile())
+    .map((file) => readFileSync(file, 'latin1'));
+}
+
+/** A port nothing listens on: a server's, once it is closed. */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+// A host that reaches the internet only through a proxy: the upstream's name resolves nowhere
+// but at the proxy, which dials it (here, the sandbox on 127.0.0.1).
+describe('cardsync behind an egress proxy (HTTPS_PROXY)', () => {
+  let upstream: NamedSandbox;
+  let proxy: EgressProxy;
+  let dir: string;
+  let env: Record<string, string>;
+  /** What the next CONNECTs are refused with, in turn; opened once none is left. */
+  let refusals: number[] = [];
+  beforeAll(async () => {
+    upstream = await startNamedSandbox('cards.upstream.test', {
+      seed: 'egress-proxy',
+      world: { cards: 12, transactions: 60, days: 5, anomaliesPerCode: 0 },
+    });
+    proxy = await startEgressProxy({ hosts: upstream.hosts, answer: () => refusals.shift() });
+    dir = await mkdtemp(join(tmpdir(), 'cardsync-egress-'));
+    env = {
+      ...NO_PROXY_VARIABLES,
+      CARDSYNC_BASE_URL: upstream.baseUrl,
+      CARDSYNC_API_KEY: upstream.t.sandbox.merchants[0]!.apiKey,
+      CARDSYNC_API_KEY_FILE: '',
+      CARDSYNC_CA_FILE: upstream.caFile,
+      CARDSYNC_DB: join(dir, 'mirror.sqlite'),
+    };
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await upstream?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    proxy.seen.length = 0;
+    refusals = [];
+  });
+  const withCredentials = () => `http://cardsync:${PASSWORD}@127.0.0.1:${proxy.port}`;
+
+  it('reads the balance through a CONNECT tunnel to the upstream, with the Basic credentials of the URL', async () => {
+    const { port } = new URL(upstream.baseUrl);
+    const result = await runCliProcess(['balance', '--json'], {
+      ...env,
+      HTTPS_PROXY: `http://cardsync:${PASSWORD}@127.0.0.1:${proxy.port}`,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      balance: expect.any(String),
+      currency: 'USD',
+    });
+    expect(proxy.seen.length).toBeGreaterThan(0);
+    for (const seen of proxy.seen) {
+      expect(seen.target).toBe(`cards.upstream.test:${port}`);
+      expect(seen.authorization).toBe(
+        `Basic ${Buffer.from(`cardsync:${PASSWORD}`).toString('base64')}`,
+      );
+    }
+    expect(result.stderr).not.toContain(PASSWORD);
+  }, 30_000);
+
+  it('runs the nightly job through it, logging the proxy without its credentials, which nothing keeps', async () => {
+    const reportsDir = join(dir, 'reports');
+    const result = await runCliProcess(['run', '--json'], {
+      ...env,
+      https_proxy: withCredentials(),
+      CARDSYNC_REPORTS_DIR: reportsDir,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const run = JSON.parse(result.stdout) as { sync: { outcome: string } };
+    expect(run.sync.outcome).toBe('done');
+    expect(proxy.seen.length).toBeGreaterThan(0);
+    const configured = logLines<{ msg: string; config: { proxy?: unknown } }>(result.stderr).find(
+      (l) => l.msg === 'configured',
+    );
+    expect(configured?.config.proxy).toEqual({
+      shown: `http://127.0.0.1:${proxy.port}`,
+      from: 'https_proxy',
+      noProxy: '',
+    });
+    for (const text of [result.stdout, result.stderr, ...textsUnder(dir)])
+      expect(text).not.toContain(PASSWORD);
+  }, 60_000);
+
+  it('falls back to HTTP_PROXY when no https_proxy or HTTPS_PROXY is set', async () => {
+    const result = await runCliProcess(['balance', '--json'], {
+      ...env,
+      HTTP_PROXY: `http://127.0.0.1:${proxy.port}`,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(proxy.seen).toHaveLength(1);
+    expect(proxy.seen[0]?.authorization).toBeUndefined();
+  }, 30_000);
+
+  it('goes straight to a host NO_PROXY names', async () => {
+    const result = await runCliProcess(['balance', '--json'], {
+      ...env,
+      HTTPS_PROXY: withCredentials(),
+      NO_PROXY: 'internal.example, upstream.test',
+    });
+    // Straight, the name resolves nowhere: what a host NO_PROXY wrongly names meets.
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('(ENOTFOUND: the host name does not resolve)');
+    expect(proxy.seen).toEqual([]);
+  }, 30_000);
+
+  it('exits 4 on a 407 with one line naming the proxy without its credentials, after one CONNECT', async () => {
+    refusals = [407, 407, 407, 407, 407, 407];
+    const result = await runCliProcess(['balance', '--json'], {
+      ...env,
+      HTTPS_PROXY: withCredentials(),
+    });
+    expect(result.code).toBe(4);
+    const message = `balance: upstream unavailable: getMerchantBalance: proxy http://127.0.0.1:${proxy.port} refused the tunnel to ${upstream.baseUrl} with 407 (Proxy Authentication Required: are the credentials in its URL right?) (1 attempt)`;
+    expect(messageLines(result.stderr)).toEqual([`cardsync: ${message}`]);
+    expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 4, error: { message } });
+    expect(proxy.seen).toHaveLength(1);
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  }, 30_000);
+
+  it('ends a run refused with 407 as one with the upstream unavailable: exit 4, reconciled, data incomplete', async () => {
+    refusals = Array.from({ length: 50 }, () => 407);
+    const result = await runCliProcess(['run', '--json'], {
+      ...env,
+      HTTPS_PROXY: withCredentials(),
+      CARDSYNC_REPORTS_DIR: join(dir, 'reports-407'),
+    });
+    expect(result.code).toBe(4);
+    const run = JSON.parse(result.stdout) as {
+      sync: { outcome: string };
+      reconcile: { data: { complete: boolean } } | null;
+    };
+    expect(run.sync.outcome).toBe('incomplete');
+    expect(run.reconcile?.data.complete).toBe(false);
+    expect(result.stdout + result.stderr).toContain('with 407 (Proxy Authentication Required');
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  }, 60_000);
+
+  it('exits 4 naming a proxy it cannot reach, without its credentials', async () => {
+    const port = await deadPort();
+    const result = await runCliProcess(['balance'], {
+      ...env,
+      HTTPS_PROXY: `http://cardsync:${PASSWORD}@127.0.0.1:${port}`,
+    });
+    expect(result.code).toBe(4);
+    expect(messageLines(result.stderr)).toEqual([
+      `cardsync: balance: upstream unavailable: getMerchantBalance: connection to proxy http://127.0.0.1:${port} failed (ECONNREFUSED: connection refused), on the way to ${upstream.baseUrl} (6 attempts)`,
+    ]);
+    expect(result.stderr).not.toContain(PASSWORD);
+  }, 60_000);
+
+  it('exits 2 for a proxy variable that is no http:// or https:// URL, naming it, not quoting it', async () => {
+    const result = await runCliProcess(['balance'], {
+      ...env,
+      HTTPS_PROXY: `socks5://cardsync:${PASSWORD}@127.0.0.1:1080`,
+    });
+    expect(result.code).toBe(2);
+    expect(messageLines(result.stderr)).toEqual([
+      'cardsync: HTTPS_PROXY: expected a proxy URL such as http://proxy.example:3128 (http:// or https://), got socks5://',
+    ]);
+    expect(proxy.seen).toEqual([]);
+  }, 30_000);
+});
+
+// The demo, the tests and `cardsync run --config demo/cardsync.json` talk to a sandbox on
+// loopback, which no proxy can reach for us: an operator's HTTPS_PROXY must not get in the way.
+describe('a loopback upstream with HTTPS_PROXY set', () => {
+  let local: TestSandbox;
+  let proxy: EgressProxy;
+  let dir: string;
+  beforeAll(async () => {
+    local = await startTestSandbox({ merchants: 1, seed: 'egress-loopback' });
+    proxy = await startEgressProxy();
+    dir = await mkdtemp(join(tmpdir(), 'cardsync-egress-loopback-'));
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await local?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is reached directly, by name or address, whatever NO_PROXY says', async () => {
+    const { port } = new URL(local.sandbox.baseUrl);
+    for (const baseUrl of [`https://localhost:${port}`, `https://127.0.0.1:${port}`]) {
+      const result = await runCliProcess(['balance', '--json'], {
+        ...NO_PROXY_VARIABLES,
+        ...sandboxCliEnv(local, join(dir, 'mirror.sqlite')),
+        CARDSYNC_BASE_URL: baseUrl,
+        HTTPS_PROXY: proxy.url,
+        https_proxy: proxy.url,
+        NO_PROXY: 'internal.example',
+      });
+      expect(result.code, result.stderr).toBe(0);
+    }
+    expect(proxy.seen).toEqual([]);
+  }, 30_000);
+});
