@@ -237,6 +237,21 @@ function tunnelFailure(tunnel: ProxyTunnelError, baseUrl: string): AttemptFailur
   const { proxy, status, cause } = tunnel;
   if (status === undefined) {
     const kind = classifyTransportError(cause);
+    if (kind === 'tls') {
+      // Not the upstream's certificate: CARDSYNC_CA_FILE, which that message suggests, is not
+      // used for the proxy's.
+      const code = transportErrorCode(cause) ?? 'no code';
+      const reason =
+        TRANSPORT_REASONS[code] === UNTRUSTED
+          ? `${code}: its certificate is not signed by a CA Node trusts (its CA goes in NODE_EXTRA_CA_CERTS)`
+          : described(cause);
+      return {
+        code: 'UPSTREAM_UNAVAILABLE',
+        retry: 'no',
+        message: `TLS verification of proxy ${proxy} failed (${reason}), on the way to ${baseUrl}`,
+        cause: tunnel,
+      };
+    }
     return {
       code: kind === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE',
       retry: kind === 'timeout' || kind === 'network' ? 'yes' : 'no',

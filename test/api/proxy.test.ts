@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   CardIssuingClient,
@@ -7,6 +10,7 @@ import {
   ClientConfigError,
   UpstreamError,
 } from '../../src/api/index.js';
+import { loadTlsMaterial } from '../../src/sandbox/tls/certificates.js';
 import {
   type EgressProxy,
   type NamedSandbox,
@@ -99,6 +103,49 @@ describe('CardIssuingClient through an HTTP CONNECT proxy', () => {
       expect(waits).toEqual([]);
     } finally {
       await client.close();
+    }
+  });
+
+  it('tells an upstream certificate for another host inside the tunnel, not retried', async () => {
+    const { port } = new URL(upstream.baseUrl);
+    const other = await startEgressProxy({ hosts: { 'other.upstream.test': '127.0.0.1' } });
+    const baseUrl = `https://other.upstream.test:${port}`;
+    const { client, waits } = clientVia(other.url, { baseUrl });
+    try {
+      const error = (await failureOf(client.getMerchantBalance())) as UpstreamError;
+      expect(error.attempts).toBe(1);
+      expect(error.message).toBe(
+        `getMerchantBalance: TLS verification of ${baseUrl} (through proxy ${other.url}) failed (ERR_TLS_CERT_ALTNAME_INVALID: its certificate is for another host) (1 attempt)`,
+      );
+      expect(waits).toEqual([]);
+    } finally {
+      await client.close();
+      await other.close();
+    }
+  });
+
+  it("verifies an https:// proxy's own certificate against Node's trust: one it does not trust is named, not retried", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cardsync-proxy-tls-'));
+    const identity = await loadTlsMaterial(dir, false);
+    const secure = await startEgressProxy({
+      hosts: upstream.hosts,
+      tls: { cert: identity.certPem, key: identity.keyPem },
+    });
+    const { client, waits } = clientVia(`https://cardsync:${PASSWORD}@127.0.0.1:${secure.port}`);
+    try {
+      const error = (await failureOf(client.getMerchantBalance())) as UpstreamError;
+      expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(error.attempts).toBe(1);
+      expect(waits).toEqual([]);
+      expect(error.message).toMatch(
+        /^getMerchantBalance: TLS verification of proxy https:\/\/127\.0\.0\.1:\d+ failed \([A-Z_]+: its certificate is not signed by a CA Node trusts \(its CA goes in NODE_EXTRA_CA_CERTS\)\), on the way to https:\/\/cards\.upstream\.test:\d+ \(1 attempt\)$/,
+      );
+      expect(secure.seen).toEqual([]);
+      expect(JSON.stringify(error)).not.toContain(PASSWORD);
+    } finally {
+      await client.close();
+      await secure.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

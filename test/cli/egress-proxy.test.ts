@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadTlsMaterial } from '../../src/sandbox/tls/certificates.js';
 import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
 import {
   type EgressProxy,
@@ -122,6 +123,26 @@ describe('cardsync behind an egress proxy (HTTPS_PROXY)', () => {
     for (const text of [result.stdout, result.stderr, ...textsUnder(dir)])
       expect(text).not.toContain(PASSWORD);
   }, 60_000);
+
+  it("reaches an https:// proxy whose CA NODE_EXTRA_CA_CERTS adds, the upstream's still verified by CARDSYNC_CA_FILE", async () => {
+    const identity = await loadTlsMaterial(join(dir, 'proxy-tls'), false);
+    const secure = await startEgressProxy({
+      hosts: upstream.hosts,
+      tls: { cert: identity.certPem, key: identity.keyPem },
+    });
+    try {
+      const result = await runCliProcess(['balance', '--json'], {
+        ...env,
+        HTTPS_PROXY: `https://cardsync:${PASSWORD}@127.0.0.1:${secure.port}`,
+        NODE_EXTRA_CA_CERTS: identity.caFile,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(secure.seen).toHaveLength(1);
+      expect(result.stderr).not.toContain(PASSWORD);
+    } finally {
+      await secure.close();
+    }
+  }, 30_000);
 
   it('falls back to HTTP_PROXY when no https_proxy or HTTPS_PROXY is set', async () => {
     const result = await runCliProcess(['balance', '--json'], {

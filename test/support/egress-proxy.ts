@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ export interface ConnectSeen {
 
 /** A real HTTP CONNECT proxy on 127.0.0.1, port 0. */
 export interface EgressProxy {
-  /** `http://127.0.0.1:PORT`, without credentials. */
+  /** `http://127.0.0.1:PORT` (`https://` with `tls`), without credentials. */
   readonly url: string;
   readonly port: number;
   /** Every CONNECT received, in order. */
@@ -45,14 +46,21 @@ const REASONS: Readonly<Record<number, string>> = {
  * A target it cannot dial is answered 502.
  */
 export async function startEgressProxy(
-  options: { hosts?: Readonly<Record<string, string>>; answer?: ConnectAnswer } = {},
+  options: {
+    hosts?: Readonly<Record<string, string>>;
+    answer?: ConnectAnswer;
+    /** Speak TLS with this identity (an `https://` proxy). */
+    tls?: { cert: string; key: string };
+  } = {},
 ): Promise<EgressProxy> {
   const seen: ConnectSeen[] = [];
   const sockets = new Set<Socket>();
-  const server = createServer((_request, response) => {
+  const refuse = (_request: IncomingMessage, response: import('node:http').ServerResponse) => {
     response.writeHead(405).end();
-  });
-  server.on('connection', (socket: Socket) => {
+  };
+  const server =
+    options.tls === undefined ? createServer(refuse) : createTlsServer(options.tls, refuse);
+  server.on(options.tls === undefined ? 'connection' : 'secureConnection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -92,7 +100,7 @@ export async function startEgressProxy(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     port,
     seen,
     close: async () => {
