@@ -48,10 +48,14 @@ export interface CardIssuingClientOptions {
 
 /** The proxy the client tunnels through. */
 export interface ResolvedProxy {
-  /** The URL as given, credentials included: only the tunnel's `proxy-authorization` uses them. */
-  readonly url: string;
-  /** `http://host:port`, without credentials: what messages name. */
+  /** `http://host:port`, without credentials: what messages name, and what is dialled. */
   readonly shown: string;
+  /**
+   * `Basic base64(user:password)` from the URL's credentials, percent-escapes undone (a user
+   * without a password sends `user:`, as curl does), for each CONNECT's `proxy-authorization`;
+   * undefined when the URL carries none.
+   */
+  readonly authorization: string | undefined;
 }
 
 /** Options of one call. */
@@ -151,7 +155,23 @@ function checkedProxy(
     throw new ClientConfigError('proxy.noProxy', 'must be a string');
   const url = proxyUrl(proxy.url);
   if (bypassesProxy(origin, proxy.noProxy ?? '')) return undefined;
-  return Object.freeze({ url: url.href, shown: `${url.protocol}//${url.host}` });
+  return Object.freeze({ shown: `${url.protocol}//${url.host}`, authorization: basicAuth(url) });
+}
+
+/** The `proxy-authorization` value of `url`'s credentials, undefined for none. */
+function basicAuth(url: URL): string | undefined {
+  if (url.username === '' && url.password === '') return undefined;
+  let pair: string;
+  try {
+    pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  } catch (error) {
+    throw new ClientConfigError(
+      'proxy.url',
+      'must percent-encode its user and password (a % not followed by two hex digits)',
+      { cause: error },
+    );
+  }
+  return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
 function checkedNumber(

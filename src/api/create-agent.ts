@@ -97,7 +97,10 @@ export function createAgent(options: ResolvedClientOptions): Dispatcher {
   if (proxy === undefined) return new Agent({ ...pool, connect: upstreamTls });
   return new ProxyAgent({
     ...pool,
-    uri: proxy.url,
+    // The credentials go as a ready header, not in the URL: undici sends none for a user without
+    // a password, and keeps no copy of them this way.
+    uri: proxy.shown,
+    ...(proxy.authorization === undefined ? {} : { token: proxy.authorization }),
     requestTls: upstreamTls,
     proxyTls: { rejectUnauthorized: true, timeout: options.timeouts.connectMs },
     clientFactory: (origin, factoryOptions) =>

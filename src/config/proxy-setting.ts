@@ -61,6 +61,15 @@ export function proxySetting(
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ConfigError(given.name, `${expected} (http:// or https://), got ${url.protocol}//`);
   if (url.hostname === '') throw new ConfigError(given.name, `${expected}; this one names no host`);
+  try {
+    decodeURIComponent(url.username + url.password);
+  } catch (error) {
+    throw new ConfigError(
+      given.name,
+      'expected its user and password percent-encoded (a % not followed by two hex digits; not shown)',
+      { cause: error },
+    );
+  }
   const setting = {
     shown: `${url.protocol}//${url.host}`,
     from: given.name,

@@ -168,6 +168,23 @@ describe('CardIssuingClient through an HTTP CONNECT proxy', () => {
     }
   });
 
+  it('sends a user without a password as Basic "user:", as curl does, and decodes percent-escapes', async () => {
+    const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
+    for (const [userinfo, pair] of [
+      ['tok3n', 'tok3n:'],
+      ['svc%40corp:p%3Ass', 'svc@corp:p:ss'],
+    ] as const) {
+      proxy.seen.length = 0;
+      const { client } = clientVia(`http://${userinfo}@127.0.0.1:${proxy.port}`);
+      try {
+        await client.getMerchantBalance();
+      } finally {
+        await client.close();
+      }
+      expect(proxy.seen.map((s) => s.authorization)).toEqual([basic(pair)]);
+    }
+  });
+
   it('does not retry a 403 either (the proxy does not let this host through)', async () => {
     refusals = [403, 403];
     const { client } = clientVia(withCredentials());
@@ -257,6 +274,9 @@ describe('CardIssuingClient through an HTTP CONNECT proxy', () => {
     expect(build(`socks5://u:${PASSWORD}@proxy:1080`)).toThrow(ClientConfigError);
     expect(build(`socks5://u:${PASSWORD}@proxy:1080`)).toThrow(
       'proxy.url: must be an http:// or https:// URL (got socks5://)',
+    );
+    expect(build(`http://u:${PASSWORD}%zz@proxy:3128`)).toThrow(
+      'proxy.url: must percent-encode its user and password (a % not followed by two hex digits)',
     );
     expect(build(`http://u:${PASSWORD}@[nope`)).toThrow(
       /^proxy\.url: must be an http:\/\/ or https:\/\/ URL$/,

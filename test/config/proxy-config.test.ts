@@ -81,6 +81,15 @@ describe('the egress proxy from HTTPS_PROXY and the like', () => {
     }
   });
 
+  it('refuses credentials that are not percent-encoded, naming the variable, never quoting them', async () => {
+    const error = await expectConfigError(
+      f.load({}, { ...BASE, HTTPS_PROXY: `http://svc:${PASSWORD}%zz@proxy:3128` }),
+      'HTTPS_PROXY',
+      /expected its user and password percent-encoded/,
+    );
+    expect(error.message).not.toContain(PASSWORD);
+  });
+
   it('is not read by a command that does not talk to the upstream', async () => {
     const config = await loadJobConfig(f.inputs({}, { HTTPS_PROXY: 'socks5://proxy:1080' }, false));
     expect(config.proxy).toBeUndefined();
