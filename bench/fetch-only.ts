@@ -39,9 +39,6 @@ export interface FetchOnlyTarget {
   readonly ca: string;
 }
 
-/** The sync's own slack past the upstream's clock for its tail window. */
-const TAIL_MARGIN_MS = 60_000;
-
 /**
  * The network-and-parse limit of a sync: every page the sync would read on a first run (the
  * card list, then every planned window through the engine's own pool and fetcher, splits
@@ -103,7 +100,7 @@ export async function fetchOnly(
         { concurrency: settings.concurrency },
       );
     await readAll(plan);
-    const tailEnd = (api.upstreamNow() ?? Date.now()) + TAIL_MARGIN_MS;
+    const tailEnd = api.upstreamNow() ?? Date.now();
     await readAll([{ start: cutoff, end: tailEnd }]);
     const seconds = (performance.now() - started) / 1000;
     return {

@@ -9,16 +9,13 @@ import { auditCounts, historyBefore } from './count-audit.js';
 import { merchantOfPage } from './merchant-of-page.js';
 import { checkMissingCards } from './missing-card-check.js';
 import { settledHistory, tallyAhead } from './settled-history.js';
-import type { MerchantSyncContext } from './sync-context.js';
+import { type MerchantSyncContext, readTime } from './sync-context.js';
 import { emptyMerchantResult, type MerchantSyncResult, type SyncOutcome } from './sync-result.js';
 import type { Tally } from './tally.js';
 import { isoTime } from './time-range.js';
 import { syncWindows } from './transaction-sync.js';
 import { askUpstream } from './upstream-tally.js';
 import { planRemainder, planWindows } from './window-plan.js';
-
-/** How far past the upstream's clock the tail window reaches, for clock skew. */
-const TAIL_MARGIN_MS = 60_000;
 
 /** What the runner tells a merchant's sync. */
 export interface MerchantSyncOptions {
@@ -108,7 +105,12 @@ export async function syncMerchant(
     let start = input.start;
     const afterCards = cards.then(() => {
       start = historyStart(context, merchantId, cutoff);
-      const tailEnd = (context.api.upstreamNow() ?? context.clock()) + TAIL_MARGIN_MS;
+      // The upstream's present, on the clock every read is stamped with: the reconciliation takes
+      // the tail's end for where transactions are mirrored without a gap (`through`), so it
+      // reaches no further than what exists now. A minute past it claimed rows created after the
+      // run, and a card read by the missing-card check within that minute was held against
+      // transactions never read.
+      const tailEnd = readTime(context);
       return [
         ...planRemainder({ ...input, start }, plan),
         { kind: 'tail' as const, range: { start: cutoff, end: tailEnd }, markDone: false },

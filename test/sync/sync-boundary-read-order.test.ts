@@ -16,16 +16,18 @@ import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harne
  */
 describe('a row on the boundary of two windows, moved between their reads', () => {
   let w: SyncWorld;
+  let lastPosted: number;
   beforeAll(async () => {
     w = await startSyncWorld({
       merchants: 1,
       seed: 'boundary-read-order',
       world: { cards: 20, transactions: 300, days: 5, anomaliesPerCode: 0 },
     });
-    // The tail (the run's last minute and the next) holds five pages of 25 rows, all in its
-    // middle third: it is cut in three, and its first third holds none of them.
+    // The tail (the run's last minute: from its cutoff to its present) holds five pages of 25
+    // rows, all in its last third: it is cut in three, and its first third holds none of them.
     const now = w.t.sandbox.context.clock.now();
     for (let i = 0; i < 110; i++) await postVerification(w.t, now - 10_000 + i * 90);
+    lastPosted = now - 10_000 + 109 * 90;
   });
   afterAll(async () => w.close());
 
@@ -57,8 +59,9 @@ describe('a row on the boundary of two windows, moved between their reads', () =
           const page = await api.listTransactions(query, options);
           const window = `${query.startTime}/${query.endTime}`;
           const end = Date.parse(query.endTime ?? '');
-          if (planted === undefined && query.startTime && end > sandbox.context.clock.now()) {
-            // The tail's first page: the client cuts it as below. A purchase goes on the first
+          if (planted === undefined && query.startTime && end > lastPosted) {
+            // The tail's first page (the lookback ends at the cutoff, a minute before the run):
+            // the client cuts it as below. A purchase goes on the first
             // cut, which both windows around it read, with 30 rows before it: the first window
             // is two pages.
             const { total, limit } = page.pagination;
