@@ -98,7 +98,7 @@ candidates AS (
            WHEN c.balance_minor IS NULL
              THEN 'balance too precise for its currency (PRECISION_VIOLATION)'
            WHEN @through IS NOT NULL AND c.observed_at > @through
-             THEN 'balance read after the last fully synced transaction (incomplete sync)'
+             THEN 'balance read after the last fully synced transaction (a sync that stopped part-way, or a card read by the missing-card check at its end): checked by the next run'
            WHEN c.status = 'CANCELLED' THEN NULL
            WHEN c.card_id IN (SELECT card_id FROM unknown_orders)
              THEN 'a DEPOSIT or WITHDRAW of the card has no orderNo: its outcome cannot be linked'
