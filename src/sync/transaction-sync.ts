@@ -73,7 +73,7 @@ export async function syncWindows(
         runId,
         windows.map((window) => ({
           ...window,
-          rows: window.rows.map((row) => lastReads.latest(row)),
+          rows: window.rows.map((row) => lastReads.sent(row)),
         })),
       ),
   };
