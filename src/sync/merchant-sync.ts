@@ -103,7 +103,9 @@ export async function syncMerchant(
     const settled = settledHistory(input.start, plan);
     const settledTally = settled ? tallyAhead(work, merchantId, settled) : undefined;
     let start = input.start;
-    const afterCards = cards.then(() => {
+    // The tail is planned once the balance is in too (its failure stops the run anyway): a
+    // snapshot read after the tail's end is not judged by MERCHANT_BALANCE_MISMATCH that night.
+    const afterCards = Promise.all([cards, balance.catch(() => undefined)]).then(() => {
       start = historyStart(context, merchantId, cutoff);
       // The upstream's present, on the clock every read is stamped with: the reconciliation takes
       // the tail's end for where transactions are mirrored without a gap (`through`), so it

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSyncedRange } from '../../src/recon/synced-range.js';
 import { activeCard } from '../support/forced-transactions.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 import { postTransaction } from '../support/wire-fixtures.js';
 
 describe('the tail window of a sync', () => {
@@ -37,6 +37,54 @@ describe('the tail window of a sync', () => {
       // `through` must come before it. The tail reached a minute past the upstream's present.
       expect(range.through).not.toBeNull();
       expect((range.through as string) < purchase.createdAt, `through ${range.through}`).toBe(true);
+    } finally {
+      await mirror.close();
+    }
+  }, 60_000);
+});
+
+describe('the tail window of a sync whose merchant balance answers after the cards', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'tail-end-balance',
+      world: { cards: 10, transactions: 100, days: 5, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it("ends after the merchant balance snapshot, so MERCHANT_BALANCE_MISMATCH judges the night's interval", async () => {
+    const started = w.t.sandbox.context.clock.now();
+    // The tail's first request, or two seconds if it waits for the balance.
+    let tailAsked: () => void = () => {};
+    const tail = new Promise<void>((resolve) => {
+      tailAsked = resolve;
+      setTimeout(resolve, 2_000);
+    });
+    const result = await w.sync({
+      wrapApi: (api) => ({
+        ...syncApiOf(api),
+        listTransactions: (query, options) => {
+          if (Date.parse(query.endTime ?? '') > started) tailAsked();
+          return api.listTransactions(query, options);
+        },
+        getMerchantBalance: async (options) => {
+          await tail;
+          return api.getMerchantBalance(options);
+        },
+      }),
+    });
+    expect(result.outcome).toBe('done');
+    const mirror = w.openMirror();
+    try {
+      const merchantId = w.t.sandbox.merchants[0]?.merchantId as string;
+      const through = readSyncedRange(mirror.db, merchantId).through as string;
+      const snapshot = mirror.db
+        .prepare('SELECT max(observed_at) FROM merchant_balances WHERE merchant_id = ?')
+        .pluck()
+        .get(merchantId) as string;
+      expect(snapshot <= through, `snapshot ${snapshot}, through ${through}`).toBe(true);
     } finally {
       await mirror.close();
     }
