@@ -238,6 +238,9 @@ export function checkMerchant(view: MerchantView, settings: CheckSettings): Chec
       );
     }
   }
+  // A FREEZE that failed leaves no FEE record: its card, read ACTIVE past grace with no later
+  // order, was never frozen by it, and it stops nothing in ACTIVITY_ON_INACTIVE_CARD.
+  const failedFreezes = new Set<JournalEntry>();
   for (const [cardId, cardOrders] of ordersOfCard) {
     const card = cards.get(cardId);
     // A stable sort keeps journal order among equal submission times: the later row is the later order.
@@ -252,6 +255,8 @@ export function checkMerchant(view: MerchantView, settings: CheckSettings): Chec
         feeRecord.get(o.orderNo)?.status !== 'DECLINED',
     );
     const expected = latest.kind === 'FREEZE' ? 'FROZEN' : 'ACTIVE';
+    if (!cancelledAfter && latest.kind === 'FREEZE' && card.status === 'ACTIVE')
+      failedFreezes.add(latest);
     if (!cancelledAfter && card.status !== expected) {
       report(
         'ORDER_NOT_REFLECTED',
@@ -346,6 +351,7 @@ export function checkMerchant(view: MerchantView, settings: CheckSettings): Chec
           (o.kind === 'CANCEL' && after(o) && feeRecord.get(o.orderNo)?.status !== 'DECLINED') ||
           (o.kind === 'FREEZE' &&
             after(o) &&
+            !failedFreezes.has(o) &&
             !timeline.some(
               (u) =>
                 u.kind === 'UNFREEZE' &&

@@ -11,8 +11,8 @@ const AWAITING_REASON =
 
 /**
  * For each non-DECLINED PURCHASE or VERIFICATION, the earliest journal order that had stopped
- * its card more than `grace` before it was created: a CANCEL that did not fail, or a FREEZE with
- * no UNFREEZE submitted between the two, one submitted in the transaction's own instant included
+ * its card more than `grace` before it was created: a CANCEL that did not fail, or a FREEZE that
+ * did not fail (`failed_freezes`) with no UNFREEZE submitted between the two, one submitted in the transaction's own instant included
  * (section 6 asks for activity created before the next UNFREEZE, and that is not before it).
  * Orders of one instant are taken in journal order (`seq`), as ORDER_NOT_REFLECTED takes them: a
  * file with times to the second may hold a FREEZE and the UNFREEZE after it in one second, and
@@ -33,6 +33,36 @@ const AWAITING_REASON =
  * and unfrozen thousands of times.
  */
 const ACTIVITY = `${JOURNAL_CTE},
+-- Each card's FREEZE and UNFREEZE orders the upstream did not reject, latest first (\`recency\`
+-- 1), as ORDER_NOT_REFLECTED ranks them.
+switch_recency AS (
+  SELECT seq, card_id, kind, submitted_at, state = 'SUBMITTED' AND order_no IS NULL AS awaiting,
+         row_number() OVER (PARTITION BY card_id ORDER BY submitted_at DESC, seq DESC) AS recency
+  FROM journal
+  WHERE card_id IS NOT NULL AND kind IN ('FREEZE', 'UNFREEZE') AND state <> 'REJECTED'
+),
+-- A FREEZE that failed (the card blocked while it was pending, then unblocked) leaves no FEE
+-- record, only its card's status: the card's latest FREEZE or UNFREEZE, answered, the card read
+-- ACTIVE more than grace after it, no CANCEL that did not fail after it, and the card never read
+-- FROZEN since. It stopped nothing (ORDER_NOT_REFLECTED reports it): the card's purchases were
+-- no activity on an inactive card, and were reported as such every night. Anti-joins, one
+-- lookup per card's latest FREEZE, rather than subqueries run per row.
+latest_freezes AS MATERIALIZED (
+  SELECT s.seq, s.card_id, s.submitted_at, ${epochMsSql('s.submitted_at')} AS at_ms
+  FROM switch_recency s
+  JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = @merchantId
+  WHERE s.recency = 1 AND s.kind = 'FREEZE' AND NOT s.awaiting AND c.status = 'ACTIVE'
+    AND ${epochMsSql('c.observed_at')} - ${epochMsSql('s.submitted_at')} > @graceMs
+),
+failed_freezes AS (
+  SELECT f.seq FROM latest_freezes f
+  LEFT JOIN journal x ON x.card_id = f.card_id AND x.kind = 'CANCEL' AND x.state <> 'REJECTED'
+    AND x.succeeded IS NOT 0
+    AND (x.submitted_at > f.submitted_at OR (x.submitted_at = f.submitted_at AND x.seq > f.seq))
+  LEFT JOIN card_history h ON h.card_id = f.card_id AND h.status = 'FROZEN'
+    AND ${epochMsSql('h.observed_at')} > f.at_ms
+  WHERE x.seq IS NULL AND h.card_id IS NULL
+),
 stop_orders AS (
   SELECT seq, card_id, kind, submitted_at, ${epochMsSql('submitted_at')} AS at_ms,
          state = 'SUBMITTED' AND order_no IS NULL AS awaiting
@@ -40,13 +70,15 @@ stop_orders AS (
   -- An accepted FREEZE or CANCEL stops the card: one with an orderNo, or one the upstream
   -- answered with a 2xx that named none (ACCEPTED without orderNo: no link is needed here); one
   -- still awaiting its answer may have. A CANCEL whose FEE record is DECLINED failed (the card
-  -- was blocked while it was pending, reference-model section 3): it stopped nothing. Any
+  -- was blocked while it was pending, reference-model section 3): it stopped nothing, and
+  -- neither did a FREEZE that failed (\`failed_freezes\`). Any
   -- UNFREEZE the upstream did not reject may have restarted it (one journaled without orderNo
   -- too), so activity after it is no finding.
   WHERE card_id IS NOT NULL
     AND ((kind IN ('FREEZE', 'CANCEL')
           AND (unlinkable IS NULL OR state IN ('ACCEPTED', 'SUBMITTED'))
-          AND NOT (kind = 'CANCEL' AND succeeded IS 0))
+          AND NOT (kind = 'CANCEL' AND succeeded IS 0)
+          AND seq NOT IN (SELECT seq FROM failed_freezes))
       OR (kind = 'UNFREEZE' AND state <> 'REJECTED'))
 ),
 stops AS MATERIALIZED (
