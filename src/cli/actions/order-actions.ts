@@ -248,7 +248,8 @@ function importExit(io: CliIo, error: unknown, merchantId: string, json: boolean
 }
 
 /**
- * The body of `cardsync orders settle`: resend the orders journaled SUBMITTED. Without a mirror
+ * The body of `cardsync orders settle`: resend the orders journaled SUBMITTED; exit 0 only when
+ * each is ACCEPTED, 4 (3) when one is still SUBMITTED, else 7 when one was refused. Without a mirror
  * nothing is journaled, so none is created: an exit 2 (an unknown merchant, an unknown
  * reference) must leave nothing behind, and "nothing to settle" has nothing to write.
  */
@@ -298,6 +299,17 @@ export async function settleOrdersAction(io: CliIo, flags: SettleFlags): Promise
       }
       if (left > 0)
         throw new ExitError(EXIT.SYNC_INCOMPLETE, `${left} order(s) not tried; run it again`);
+      // A resend the upstream refused was never an order: exit 7 (3 for the key), as the command
+      // that first sent it would have; 0 told a script the order had gone through.
+      const refused = outcomes.filter((o) => o.state === 'REJECTED');
+      const first = refused[0] && outcomeExit(refused[0], session.merchant);
+      if (first)
+        throw refused.length === 1
+          ? first
+          : new ExitError(
+              first.exitCode,
+              `${refused.length} orders refused by the upstream (each in the output); the first: ${first.message}`,
+            );
     } finally {
       await mirror?.close();
     }
