@@ -18,18 +18,23 @@ export type IdKey = keyof FindingIds;
 
 /**
  * What identifies a finding of each code ("identified by" in docs/findings.md). CURRENCY_MISMATCH
- * names a transaction when it concerns one, else the card; PRECISION_VIOLATION the first it has
- * of a transaction, a journal order, a card (its balance), a merchant balance snapshot, a card
- * offering (its terms): a journal order's finding also names its card, yet is about the order.
+ * names a transaction when it concerns one, else the card; ORDER_NOT_REFLECTED the order's
+ * orderNo, else its merchantOrderNo (a FREEZE or UNFREEZE accepted without one);
+ * PRECISION_VIOLATION the first it has of a transaction, a journal order, a card (its balance), a
+ * merchant balance snapshot, a card offering (its terms): a journal order's finding also names its
+ * card, yet is about the order.
  */
 const IDENTITY: Readonly<
-  Record<CheckCode, readonly IdKey[] | 'transaction-or-card' | 'first-of-precision'>
+  Record<
+    CheckCode,
+    readonly IdKey[] | 'transaction-or-card' | 'order-or-merchant-order' | 'first-of-precision'
+  >
 > = {
   CARD_BALANCE_MISMATCH: ['cardId'],
   ISSUANCE_FEE_MISMATCH: ['orderNo'],
   DEPOSIT_FEE_MISMATCH: ['orderNo'],
   WITHDRAWAL_FEE_MISMATCH: ['orderNo'],
-  ORDER_NOT_REFLECTED: ['orderNo'],
+  ORDER_NOT_REFLECTED: 'order-or-merchant-order',
   LOAD_OUT_OF_BOUNDS: ['orderNo'],
   CURRENCY_MISMATCH: 'transaction-or-card',
   DUPLICATE_TRANSACTION: ['transactionId'],
@@ -61,6 +66,8 @@ export function identityKeysOf(check: CheckCode, ids: FindingIds): readonly IdKe
   const rule = IDENTITY[check];
   if (rule === 'transaction-or-card')
     return [ids.transactionId !== null ? 'transactionId' : 'cardId'];
+  if (rule === 'order-or-merchant-order')
+    return [ids.orderNo !== null ? 'orderNo' : 'merchantOrderNo'];
   if (rule === 'first-of-precision')
     return [PRECISION_SUBJECTS.find((key) => ids[key] !== null) ?? 'transactionId'];
   return rule;

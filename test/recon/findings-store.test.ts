@@ -59,7 +59,16 @@ describe('findings over time', () => {
     expect(fingerprintOf('CARD_BALANCE_MISMATCH', 'mch_1', { ...ids, orderNo: 'x' })).toBe(one);
     expect(fingerprintOf('CARD_BALANCE_MISMATCH', 'mch_2', ids)).not.toBe(one);
     expect(fingerprintOf('NEGATIVE_BALANCE', 'mch_1', ids)).not.toBe(one);
-    expect(() => fingerprintOf('ORDER_NOT_REFLECTED', 'mch_1', ids)).toThrow(/orderNo/);
+    // ORDER_NOT_REFLECTED: the orderNo, else the merchantOrderNo (a FREEZE or UNFREEZE the
+    // upstream accepted naming none).
+    expect(() => fingerprintOf('ORDER_NOT_REFLECTED', 'mch_1', ids)).toThrow(/merchantOrderNo/);
+    const order = { ...ids, orderNo: 'ord_1', merchantOrderNo: 'MO_1' };
+    expect(fingerprintOf('ORDER_NOT_REFLECTED', 'mch_1', order)).toBe(
+      fingerprintOf('ORDER_NOT_REFLECTED', 'mch_1', { ...order, merchantOrderNo: 'MO_2' }),
+    );
+    expect(fingerprintOf('ORDER_NOT_REFLECTED', 'mch_1', { ...order, orderNo: null })).not.toBe(
+      fingerprintOf('ORDER_NOT_REFLECTED', 'mch_1', { ...ids, merchantOrderNo: 'MO_2' }),
+    );
   });
 
   it('marks findings new, then persisting when the same data is reconciled again', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { identityOf } from '../../src/recon/finding-identity.js';
 import { useTempMirrors } from '../mirror/mirror-fixtures.js';
 import { perRowReadsOf, plansDuring } from './support/query-plans.js';
 import { coverageOf, lines, runOn } from './support/run-one.js';
@@ -195,6 +196,38 @@ describe('ORDER_NOT_REFLECTED', () => {
       { unit: 'orders', reason: 'no orderNo: cannot be linked', count: 2 },
       { unit: 'orders', reason: 'rejected by the upstream: not an order', count: 1 },
     ]);
+  });
+
+  it('judges a FREEZE or UNFREEZE the upstream accepted without an orderNo by its card, keeping its finding open by merchantOrderNo', () => {
+    // The interface shows no answer body for freeze and unfreeze: the desk journals a 2xx that
+    // named none ACCEPTED without orderNo. Its card's status judges it all the same.
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const submitted = shift(CUTOFF, -5 * HOUR);
+    const accepted = (kind: 'FREEZE' | 'UNFREEZE', cardId: string) =>
+      l.order({ kind, cardId, submittedAt: submitted, orderNo: null, state: 'ACCEPTED' });
+    const notFrozen = l.issue(offering);
+    const freeze = accepted('FREEZE', notFrozen.cardId);
+    notFrozen.write();
+    const frozen = l.issue(offering);
+    accepted('FREEZE', frozen.cardId);
+    frozen.status = 'FROZEN';
+    frozen.write();
+    // Read exactly grace after it: its status may not show it yet, and its finding stays open.
+    const readSoon = l.issue(offering);
+    const undecidedFreeze = accepted('FREEZE', readSoon.cardId);
+    readSoon.write({}, shift(submitted, HOUR));
+    const results = runOn(l, [CODE], { cutoff: CUTOFF });
+    expect(
+      results.findings.map((f) => [f.orderNo, f.merchantOrderNo, f.cardId, f.expected, f.actual]),
+    ).toEqual([[null, freeze.merchantOrderNo, notFrozen.cardId, 'FROZEN', 'ACTIVE']]);
+    expect(results.findings.map((f) => identityOf(f.check, f.merchantId, f))).toEqual([
+      `${CODE} merchantId=${l.merchantId} merchantOrderNo=${freeze.merchantOrderNo}`,
+    ]);
+    const undecided = results.undecided.find((u) => u.check === CODE)?.undecided;
+    const open =
+      undecided && 'ids' in undecided ? [...(undecided.ids.get('merchantOrderNo') ?? [])] : [];
+    expect(open).toEqual([undecidedFreeze.merchantOrderNo]);
   });
 
   it('leaves undecided a FREEZE followed only by an order still awaiting its answer', () => {

@@ -16,6 +16,9 @@ const TIMING = `WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
 const READ_TOO_SOON =
   'card last read before the order was past grace (its sync failed on the cards): its status may not show it';
 
+/** Journal row `j` was accepted by the upstream with a 2xx that named no orderNo. */
+const ORDERLESS = `(j.state = 'ACCEPTED' AND j.order_no IS NULL)`;
+
 /** Order `x` was sent and no answer is known yet: it may never have reached the upstream. */
 const AWAITING = `(x.state = 'SUBMITTED' AND x.order_no IS NULL)`;
 
@@ -61,6 +64,7 @@ switches AS (
 candidates AS (
   SELECT j.order_no, j.merchant_order_no, j.kind, j.card_id, j.amount, j.amount_minor,
          j.currency, j.submitted_at, NULL AS expected_status, NULL AS card_status,
+         NULL AS orderless,
          CASE
            WHEN j.unlinkable IS NOT NULL THEN j.unlinkable
            ${TIMING}
@@ -74,8 +78,13 @@ candidates AS (
   UNION ALL
   SELECT j.order_no, j.merchant_order_no, j.kind, j.card_id, j.amount, j.amount_minor,
          j.currency, j.submitted_at, CASE j.kind WHEN 'FREEZE' THEN 'FROZEN' ELSE 'ACTIVE' END, c.status,
+         ${ORDERLESS},
          CASE
-           WHEN j.unlinkable IS NOT NULL THEN j.unlinkable
+           -- A FREEZE or UNFREEZE is judged by its card's status, not by a FEE record: one the
+           -- upstream accepted with a 2xx naming no orderNo needs no link (its finding is
+           -- identified by its merchantOrderNo). One imported without orderNo is not known to
+           -- have been accepted.
+           WHEN j.unlinkable IS NOT NULL AND NOT ${ORDERLESS} THEN j.unlinkable
            WHEN @cutoff IS NULL THEN 'no synced range: cutoff unknown'
            WHEN j.card_id IS NULL THEN 'no card named'
            WHEN j.later_answered = 0 AND j.later_awaiting > 0
@@ -130,7 +139,7 @@ export const orderNotReflected: Check = {
          FROM candidates WHERE reason IS NULL AND unreflected ORDER BY order_no`,
       )
       .all(params) as {
-      orderNo: string;
+      orderNo: string | null;
       merchantOrderNo: string;
       kind: string;
       cardId: string | null;
@@ -156,8 +165,18 @@ export const orderNotReflected: Check = {
       }),
     );
     const counts = reasonCounts(db, CANDIDATES, params, { subject: 'order_no' });
+    // A skipped FREEZE or UNFREEZE accepted without orderNo keeps its finding (identified by
+    // its merchantOrderNo) open, as one with an orderNo does.
+    const orderless = db
+      .prepare(
+        `WITH ${CANDIDATES} SELECT merchant_order_no FROM candidates
+         WHERE reason IS NOT NULL AND orderless`,
+      )
+      .pluck()
+      .all(params) as string[];
     return new CoverageTally()
       .addGrouped('orders', counts, 'orderNo')
+      .leaveOpen('merchantOrderNo', orderless)
       .outcome(CODE, merchantId, findings);
   },
 };
