@@ -287,6 +287,7 @@ export class OrderDesk {
     stamp?: Stamp,
   ): Promise<OrderOutcome> {
     const base = { merchantOrderNo, kind, sent: true, fromJournal: false };
+    const sending = performance.now();
     let result: OrderResult;
     try {
       result = await this.#call(kind, body, signal);
@@ -316,7 +317,12 @@ export class OrderDesk {
       this.#logger?.info({ merchantOrderNo, kind, errorCode: code }, 'order rejected');
       return { ...base, state: 'REJECTED', orderNo: null, errorCode: code, replayed: false, error };
     }
-    this.#record(merchantOrderNo, { state: 'ACCEPTED', orderNo: result.orderNo }, stamp);
+    // A resend the upstream did not replay placed the order now: its first sending never
+    // arrived. Kept at that sending's stamp, hours back, a FREEZE made the purchases of the
+    // hours between ACTIVITY_ON_INACTIVE_CARD.
+    const placedAt =
+      fresh || result.replayed ? undefined : this.#upstreamTimeAt(sending).toISOString();
+    this.#record(merchantOrderNo, { state: 'ACCEPTED', orderNo: result.orderNo }, stamp, placedAt);
     this.#logger?.info(
       { merchantOrderNo, kind, orderNo: result.orderNo, replayed: result.replayed },
       'order accepted',
@@ -338,9 +344,10 @@ export class OrderDesk {
     merchantOrderNo: string,
     outcome: { state: 'ACCEPTED' | 'REJECTED'; orderNo?: string; errorCode?: string },
     stamp?: Stamp,
+    placedAt?: string,
   ): void {
     try {
-      const submittedAt = this.#restamped(stamp);
+      const submittedAt = placedAt ?? this.#restamped(stamp);
       if (!this.#journal.settle(merchantOrderNo, outcome, this.#now(), submittedAt))
         this.#logger?.debug({ merchantOrderNo }, 'order already settled by another process');
     } catch (cause) {
@@ -401,8 +408,13 @@ export class OrderDesk {
    */
   #restamped(stamp: Stamp | undefined): string | undefined {
     if (stamp === undefined) return undefined;
-    const at = this.#clock().getTime() - (performance.now() - stamp.local);
+    const at = this.#upstreamTimeAt(stamp.local).getTime();
     return Math.abs(at - stamp.at) > READINGS_APART_MS ? new Date(at).toISOString() : undefined;
+  }
+
+  /** The upstream's time at `local` (a `performance.now()`), on the clock as it stands now. */
+  #upstreamTimeAt(local: number): Date {
+    return new Date(this.#clock().getTime() - (performance.now() - local));
   }
 }
 

@@ -1,14 +1,23 @@
 import { expect } from 'vitest';
 import { CardIssuingClient } from '../../../src/api/index.js';
 import type { CardOrder } from '../../../src/journal/card-order.js';
-import { OrderDesk, type OrderOutcome } from '../../../src/journal/order-desk.js';
+import {
+  OrderDesk,
+  type OrderOutcome,
+  type SubmitOptions,
+} from '../../../src/journal/order-desk.js';
 import type { SyncWorld } from '../../support/sync-harness.js';
 
 /**
  * Submit `order` for the first merchant of `w` through cardsync's own order desk (journaled in
- * the world's mirror, stamped by the service clock), as `cardsync cards ...` does.
+ * the world's mirror, stamped by the service clock), as `cardsync cards ...` does; with
+ * `options.merchantOrderNo` of a row left SUBMITTED, its resend.
  */
-export async function submitThroughDesk(w: SyncWorld, order: CardOrder): Promise<OrderOutcome> {
+export async function submitThroughDesk(
+  w: SyncWorld,
+  order: CardOrder,
+  options: SubmitOptions = {},
+): Promise<OrderOutcome> {
   const merchant = w.t.sandbox.merchants[0] as (typeof w.t.sandbox.merchants)[number];
   const mirror = w.openMirror();
   const client = new CardIssuingClient({
@@ -24,7 +33,7 @@ export async function submitThroughDesk(w: SyncWorld, order: CardOrder): Promise
       currency: merchant.currency,
       clock: () => new Date(w.t.sandbox.context.clock.now()),
     });
-    return await desk.submit(order);
+    return await desk.submit(order, options);
   } finally {
     await client.close();
     await mirror.close();
