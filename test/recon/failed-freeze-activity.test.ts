@@ -92,3 +92,53 @@ describe('purchases after a FREEZE that failed, and after one that held', () => 
     ]);
   });
 });
+
+/**
+ * After a FREEZE that failed, the card is frozen again by a FREEZE that holds. The second was
+ * accepted, so the card was ACTIVE when it was placed (reference-model section 2: FREEZE is
+ * allowed from ACTIVE only): the first had not stopped it, and a purchase between the two is no
+ * activity on an inactive card, now that the first is no longer the card's latest order.
+ */
+describe('a purchase between a FREEZE that failed and the FREEZE that froze the card', () => {
+  let w: SyncWorld;
+  let results: CheckResults;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      seed: 'failed-freeze-refrozen',
+      merchants: 1,
+      currencies: ['USD'],
+      world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
+    });
+    const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
+    const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
+      cardId: string;
+      status: string;
+      balance: string;
+    }[];
+    const card = cards.find((c) => c.status === 'ACTIVE' && minorOf(c.balance, 2) > 5_000n);
+    if (!card) throw new Error('the world has no ACTIVE card with a balance');
+    const cardId = card.cardId;
+    expect((await submitThroughDesk(w, { kind: 'FREEZE', cardId })).state).toBe('ACCEPTED');
+    await failPendingOrder(w, cardId);
+    await control(w, '/_control/clock', { advanceMs: 2 * HOUR });
+    const purchase = await control(w, `/_control/cards/${cardId}/transactions`, {
+      type: 'PURCHASE',
+      amount: '5.00',
+      status: 'COMPLETED',
+    });
+    expect(purchase.data.status).toBe('COMPLETED');
+    await control(w, '/_control/clock', { advanceMs: 2 * HOUR });
+    expect((await w.sync()).outcome).toBe('done');
+    expect((await submitThroughDesk(w, { kind: 'FREEZE', cardId })).state).toBe('ACCEPTED');
+    const processed = await control(w, '/_control/orders/process', {});
+    expect(processed.processed.map((p: { outcome: string }) => p.outcome)).toEqual(['success']);
+    await control(w, '/_control/clock', { advanceMs: 2 * HOUR });
+    expect((await w.sync()).outcome).toBe('done');
+    results = await checkWorld(w);
+  });
+  afterAll(async () => w?.close());
+
+  it('reports nothing: the card was frozen by the second FREEZE, and is FROZEN', () => {
+    expect(results.findings.map((f) => [f.check, f.transactionId, f.detail])).toEqual([]);
+  });
+});

@@ -292,6 +292,32 @@ describe('ACTIVITY_ON_INACTIVE_CARD', () => {
     expect(coverageOf(results, CODE).examined).toEqual({ transactions: 5 });
   });
 
+  it('takes a FREEZE followed by another accepted FREEZE as not holding, unless a read showed the card FROZEN between', () => {
+    // The upstream takes a FREEZE from an ACTIVE card only: when a second was accepted, the
+    // first no longer held the card (it failed), unless a read saw the card FROZEN in between
+    // (it held, and the service unfroze the card).
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const at = shift(HISTORY_AT, DAY);
+    const failed = l.issue(offering, { amount: '500.00' });
+    failed.switchTo('FREEZE', at, { reflected: false });
+    failed.activity({ amount: '1.00', createdAt: shift(at, 2 * HOUR) });
+    failed.switchTo('FREEZE', shift(at, 4 * HOUR));
+    failed.write();
+    const held = l.issue(offering, { amount: '500.00' });
+    const first = held.switchTo('FREEZE', at);
+    held.write({}, shift(at, HOUR + MINUTE));
+    const during = held.activity({ amount: '1.00', createdAt: shift(at, 2 * HOUR) });
+    held.status = 'ACTIVE';
+    held.write({}, shift(at, 3 * HOUR));
+    held.switchTo('FREEZE', shift(at, 4 * HOUR));
+    held.write();
+    const results = runOn(l, [CODE]);
+    expect(results.findings.map((f) => [f.transactionId, f.orderNo])).toEqual([
+      [during.transactionId, first.orderNo],
+    ]);
+  });
+
   it("judges a card's transactions against its FREEZE, UNFREEZE and CANCEL orders in one pass", () => {
     // A card frozen and unfrozen 2,000 times took 8 s for 100 purchases (16 times as long for
     // twice the orders): each purchase sought its stop among all the card's FREEZE and CANCEL

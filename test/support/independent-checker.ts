@@ -239,13 +239,21 @@ export function checkMerchant(view: MerchantView, settings: CheckSettings): Chec
     }
   }
   // A FREEZE that failed leaves no FEE record: its card, read ACTIVE past grace with no later
-  // order, was never frozen by it, and it stops nothing in ACTIVITY_ON_INACTIVE_CARD.
+  // order, or ACTIVE for a later FREEZE or CANCEL to be accepted, was never frozen by it, and it
+  // stops nothing in ACTIVITY_ON_INACTIVE_CARD.
   const failedFreezes = new Set<JournalEntry>();
   for (const [cardId, cardOrders] of ordersOfCard) {
     const card = cards.get(cardId);
     // A stable sort keeps journal order among equal submission times: the later row is the later order.
     const timeline = [...cardOrders].sort((a, b) => at(a.submittedAt) - at(b.submittedAt));
     const switches = timeline.filter((o) => o.kind === 'FREEZE' || o.kind === 'UNFREEZE');
+    // A FREEZE followed by an accepted FREEZE or CANCEL: the card was ACTIVE again by then.
+    const stops = timeline.filter((o) => ['FREEZE', 'UNFREEZE', 'CANCEL'].includes(o.kind));
+    stops.forEach((o, i) => {
+      const next = stops[i + 1];
+      if (o.kind === 'FREEZE' && (next?.kind === 'FREEZE' || next?.kind === 'CANCEL'))
+        failedFreezes.add(o);
+    });
     const latest = switches[switches.length - 1];
     if (!card || !latest || !pastGrace(latest)) continue;
     const cancelledAfter = timeline.some(

@@ -33,35 +33,52 @@ const AWAITING_REASON =
  * and unfrozen thousands of times.
  */
 const ACTIVITY = `${JOURNAL_CTE},
--- Each card's FREEZE and UNFREEZE orders the upstream did not reject, latest first (\`recency\`
--- 1), as ORDER_NOT_REFLECTED ranks them.
-switch_recency AS (
+-- Each card's FREEZE, UNFREEZE and CANCEL orders the upstream did not reject, in journal order:
+-- the FREEZE and UNFREEZE ones latest first (\`recency\` 1), as ORDER_NOT_REFLECTED ranks them,
+-- and each with the order after it (\`next_*\`; \`next_accepted\`: known to be accepted, with an
+-- orderNo or ACCEPTED without one).
+switch_orders AS (
   SELECT seq, card_id, kind, submitted_at, state = 'SUBMITTED' AND order_no IS NULL AS awaiting,
-         row_number() OVER (PARTITION BY card_id ORDER BY submitted_at DESC, seq DESC) AS recency
+         row_number() OVER (PARTITION BY card_id, kind = 'CANCEL'
+                            ORDER BY submitted_at DESC, seq DESC) AS recency,
+         lead(kind) OVER next AS next_kind, lead(submitted_at) OVER next AS next_at,
+         lead(order_no IS NOT NULL OR state = 'ACCEPTED') OVER next AS next_accepted
   FROM journal
-  WHERE card_id IS NOT NULL AND kind IN ('FREEZE', 'UNFREEZE') AND state <> 'REJECTED'
+  WHERE card_id IS NOT NULL AND kind IN ('FREEZE', 'UNFREEZE', 'CANCEL') AND state <> 'REJECTED'
+  WINDOW next AS (PARTITION BY card_id ORDER BY submitted_at, seq)
 ),
 -- A FREEZE that failed (the card blocked while it was pending, then unblocked) leaves no FEE
--- record, only its card's status: the card's latest FREEZE or UNFREEZE, answered, the card read
--- ACTIVE more than grace after it, no CANCEL that did not fail after it, and the card never read
--- FROZEN since. It stopped nothing (ORDER_NOT_REFLECTED reports it): the card's purchases were
--- no activity on an inactive card, and were reported as such every night. Anti-joins, one
--- lookup per card's latest FREEZE, rather than subqueries run per row.
-latest_freezes AS MATERIALIZED (
-  SELECT s.seq, s.card_id, s.submitted_at, ${epochMsSql('s.submitted_at')} AS at_ms
-  FROM switch_recency s
+-- record, only its card's status. An answered FREEZE did not stop its card when the card was
+-- ACTIVE after it: read so more than grace after it, the card's latest FREEZE or UNFREEZE with
+-- no CANCEL that did not fail after it; or the next order of the card an accepted FREEZE or
+-- CANCEL, which the upstream takes from an ACTIVE card only (reference-model section 2), so a
+-- FREEZE made again after one that failed. Unless the card was read FROZEN since (up to that
+-- next order): it held, and the service unfroze it. Such a FREEZE stopped nothing
+-- (ORDER_NOT_REFLECTED reports the latest): the card's purchases were no activity on an
+-- inactive card, and were reported as such every night. Anti-joins, one lookup per such
+-- FREEZE, rather than subqueries run per row.
+unheld_freezes AS MATERIALIZED (
+  SELECT s.seq, s.card_id, ${epochMsSql('s.submitted_at')} AS at_ms, NULL AS until_ms
+  FROM switch_orders s
   JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = @merchantId
-  WHERE s.recency = 1 AND s.kind = 'FREEZE' AND NOT s.awaiting AND c.status = 'ACTIVE'
+  LEFT JOIN journal x ON x.card_id = s.card_id AND x.kind = 'CANCEL' AND x.state <> 'REJECTED'
+    AND x.succeeded IS NOT 0
+    AND (x.submitted_at > s.submitted_at OR (x.submitted_at = s.submitted_at AND x.seq > s.seq))
+  WHERE s.kind = 'FREEZE' AND s.recency = 1 AND NOT s.awaiting AND c.status = 'ACTIVE'
     AND ${epochMsSql('c.observed_at')} - ${epochMsSql('s.submitted_at')} > @graceMs
+    AND x.seq IS NULL
+  UNION ALL
+  SELECT s.seq, s.card_id, ${epochMsSql('s.submitted_at')}, ${epochMsSql('s.next_at')}
+  FROM switch_orders s
+  WHERE s.kind = 'FREEZE' AND NOT s.awaiting AND s.next_kind IN ('FREEZE', 'CANCEL')
+    AND s.next_accepted
 ),
 failed_freezes AS (
-  SELECT f.seq FROM latest_freezes f
-  LEFT JOIN journal x ON x.card_id = f.card_id AND x.kind = 'CANCEL' AND x.state <> 'REJECTED'
-    AND x.succeeded IS NOT 0
-    AND (x.submitted_at > f.submitted_at OR (x.submitted_at = f.submitted_at AND x.seq > f.seq))
+  SELECT f.seq FROM unheld_freezes f
   LEFT JOIN card_history h ON h.card_id = f.card_id AND h.status = 'FROZEN'
     AND ${epochMsSql('h.observed_at')} > f.at_ms
-  WHERE x.seq IS NULL AND h.card_id IS NULL
+    AND (f.until_ms IS NULL OR ${epochMsSql('h.observed_at')} < f.until_ms)
+  WHERE h.card_id IS NULL
 ),
 stop_orders AS (
   SELECT seq, card_id, kind, submitted_at, ${epochMsSql('submitted_at')} AS at_ms,
