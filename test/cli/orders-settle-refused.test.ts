@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/sqlite-driver.js';
 import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
 import { orderNo, startTestSandbox, type TestSandbox } from '../support/test-sandbox.js';
 
