@@ -90,7 +90,9 @@ describe('stopping a world generation', () => {
       const signalled = Date.now();
       cli.child.kill('SIGTERM');
       expect(await cli.exited()).toBe(0);
-      expect(Date.now() - signalled).toBeLessThan(5_000);
+      // Well before the generation could have ended (a million cards: most of a minute on two
+      // cores), with room for a machine slowed by other work (6.4 s seen beside four others).
+      expect(Date.now() - signalled).toBeLessThan(20_000);
     } finally {
       if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
     }
