@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { minorOf } from '../support/decimal-text.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
-import { control, failPendingOrder, submitThroughDesk } from './support/desk-orders.js';
+import type { SyncWorld } from '../support/sync-harness.js';
+import {
+  activeCards,
+  control,
+  failPendingOrder,
+  startOrderWorld,
+  submitThroughDesk,
+} from './support/desk-orders.js';
 import { checkWorld } from './support/recon-world.js';
 
 const HOUR = 3_600_000;
@@ -18,21 +23,8 @@ describe('a purchase after a CANCEL that failed, the card unblocked', () => {
   let purchaseId: string;
   let results: CheckResults;
   beforeAll(async () => {
-    w = await startSyncWorld({
-      seed: 'failed-cancel-activity',
-      merchants: 1,
-      currencies: ['USD'],
-      world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
-    });
-    const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
-    const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
-      cardId: string;
-      status: string;
-      balance: string;
-    }[];
-    const card = cards.find((c) => c.status === 'ACTIVE' && minorOf(c.balance, 2) > 5_000n);
-    if (!card) throw new Error('the world has no ACTIVE card with a balance');
-    cardId = card.cardId;
+    w = await startOrderWorld('failed-cancel-activity');
+    [cardId] = (await activeCards(w, 1, 5_000n)) as [string];
     expect((await submitThroughDesk(w, { kind: 'CANCEL', cardId })).state).toBe('ACCEPTED');
     await failPendingOrder(w, cardId);
     await control(w, '/_control/clock', { advanceMs: 2 * HOUR });

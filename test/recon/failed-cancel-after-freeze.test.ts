@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardOrder } from '../../src/journal/card-order.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
-import { control, failPendingOrder, submitThroughDesk } from './support/desk-orders.js';
+import type { SyncWorld } from '../support/sync-harness.js';
+import {
+  activeCards,
+  control,
+  failPendingOrder,
+  startOrderWorld,
+  submitThroughDesk,
+} from './support/desk-orders.js';
 import { checkWorld } from './support/recon-world.js';
 
 const HOUR = 3_600_000;
@@ -19,20 +25,8 @@ describe('a FREEZE not reflected, followed by a CANCEL that failed', () => {
   let freezeOrderNo: string | null;
   let results: CheckResults;
   beforeAll(async () => {
-    w = await startSyncWorld({
-      seed: 'failed-cancel-after-freeze',
-      merchants: 1,
-      currencies: ['USD'],
-      world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
-    });
-    const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
-    const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
-      cardId: string;
-      status: string;
-    }[];
-    const card = cards.find((c) => c.status === 'ACTIVE');
-    if (!card) throw new Error('the world has no ACTIVE card');
-    cardId = card.cardId;
+    w = await startOrderWorld('failed-cancel-after-freeze');
+    [cardId] = (await activeCards(w, 1)) as [string];
     // Each order is accepted, then the service fails it and the card is ACTIVE again.
     const failedOrder = async (order: CardOrder) => {
       const outcome = await submitThroughDesk(w, order);

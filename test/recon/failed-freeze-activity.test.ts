@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { minorOf } from '../support/decimal-text.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
-import { control, failPendingOrder, submitThroughDesk } from './support/desk-orders.js';
+import type { SyncWorld } from '../support/sync-harness.js';
+import {
+  activeCards,
+  control,
+  failPendingOrder,
+  startOrderWorld,
+  submitThroughDesk,
+} from './support/desk-orders.js';
 import { checkWorld } from './support/recon-world.js';
 
 const HOUR = 3_600_000;
@@ -24,22 +29,8 @@ describe('purchases after a FREEZE that failed, and after one that held', () => 
   let frozenPurchase: string;
   let results: CheckResults;
   beforeAll(async () => {
-    w = await startSyncWorld({
-      seed: 'failed-freeze-activity',
-      merchants: 1,
-      currencies: ['USD'],
-      world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
-    });
-    const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
-    const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
-      cardId: string;
-      status: string;
-      balance: string;
-    }[];
-    const active = cards.filter((c) => c.status === 'ACTIVE' && minorOf(c.balance, 2) > 5_000n);
-    if (active.length < 2) throw new Error('the world has no two ACTIVE cards with a balance');
-    heldCard = (active[0] as (typeof active)[number]).cardId;
-    failedCard = (active[1] as (typeof active)[number]).cardId;
+    w = await startOrderWorld('failed-freeze-activity');
+    [heldCard, failedCard] = (await activeCards(w, 2, 5_000n)) as [string, string];
 
     // The held FREEZE: carried out, the card read FROZEN by a sync, a purchase forced through
     // while frozen; then the service blocks the card and unblocks it to ACTIVE.
@@ -103,21 +94,8 @@ describe('a purchase between a FREEZE that failed and the FREEZE that froze the 
   let w: SyncWorld;
   let results: CheckResults;
   beforeAll(async () => {
-    w = await startSyncWorld({
-      seed: 'failed-freeze-refrozen',
-      merchants: 1,
-      currencies: ['USD'],
-      world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
-    });
-    const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
-    const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
-      cardId: string;
-      status: string;
-      balance: string;
-    }[];
-    const card = cards.find((c) => c.status === 'ACTIVE' && minorOf(c.balance, 2) > 5_000n);
-    if (!card) throw new Error('the world has no ACTIVE card with a balance');
-    const cardId = card.cardId;
+    w = await startOrderWorld('failed-freeze-refrozen');
+    const [cardId] = (await activeCards(w, 1, 5_000n)) as [string];
     expect((await submitThroughDesk(w, { kind: 'FREEZE', cardId })).state).toBe('ACCEPTED');
     await failPendingOrder(w, cardId);
     await control(w, '/_control/clock', { advanceMs: 2 * HOUR });

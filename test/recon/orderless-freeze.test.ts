@@ -3,8 +3,8 @@ import { CardIssuingClient } from '../../src/api/index.js';
 import type { CardOrder } from '../../src/journal/card-order.js';
 import { type OrderApi, OrderDesk, type OrderOutcome } from '../../src/journal/order-desk.js';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
-import { control, failPendingOrder } from './support/desk-orders.js';
+import type { SyncWorld } from '../support/sync-harness.js';
+import { activeCards, control, failPendingOrder, startOrderWorld } from './support/desk-orders.js';
 import { checkWorld } from './support/recon-world.js';
 
 const HOUR = 3_600_000;
@@ -61,21 +61,9 @@ describe('a FREEZE accepted without an orderNo', () => {
   let failedRef: string;
   let results: CheckResults;
   beforeAll(async () => {
-    w = await startSyncWorld({
-      seed: 'orderless-freeze',
-      merchants: 1,
-      currencies: ['USD'],
-      world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
-    });
-    const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
-    const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
-      cardId: string;
-      status: string;
-    }[];
-    const active = cards.filter((c) => c.status === 'ACTIVE');
-    if (active.length < 2) throw new Error('the world has no two ACTIVE cards');
-    const heldCard = (active[0] as (typeof active)[number]).cardId;
-    failedCard = (active[1] as (typeof active)[number]).cardId;
+    w = await startOrderWorld('orderless-freeze');
+    const [heldCard, second] = (await activeCards(w, 2)) as [string, string];
+    failedCard = second;
 
     const held = await submitOrderless(w, { kind: 'FREEZE', cardId: heldCard });
     expect([held.state, held.orderNo]).toEqual(['ACCEPTED', null]);

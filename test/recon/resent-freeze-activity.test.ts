@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResults } from '../../src/recon/run-checks.js';
-import { minorOf } from '../support/decimal-text.js';
-import { type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
-import { control, submitThroughDesk } from './support/desk-orders.js';
+import type { SyncWorld } from '../support/sync-harness.js';
+import { activeCards, control, startOrderWorld, submitThroughDesk } from './support/desk-orders.js';
 import { checkWorld } from './support/recon-world.js';
 
 const HOUR = 3_600_000;
@@ -21,22 +20,9 @@ describe('purchases between a FREEZE left SUBMITTED and its resend', () => {
   let forcedPurchase: string;
   let results: CheckResults;
   beforeAll(async () => {
-    w = await startSyncWorld({
-      seed: 'resent-freeze-activity',
-      merchants: 1,
-      currencies: ['USD'],
-      world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
-    });
-    const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
-    const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
-      cardId: string;
-      status: string;
-      balance: string;
-    }[];
-    const active = cards.filter((c) => c.status === 'ACTIVE' && minorOf(c.balance, 2) > 5_000n);
-    if (active.length < 2) throw new Error('the world has no two ACTIVE cards with a balance');
-    replayedCard = (active[0] as (typeof active)[number]).cardId;
-    const lostCard = (active[1] as (typeof active)[number]).cardId;
+    w = await startOrderWorld('resent-freeze-activity');
+    const [first, lostCard] = (await activeCards(w, 2, 5_000n)) as [string, string];
+    replayedCard = first;
     const unanswered = async (fault: 'commit-then-drop' | 'reset', cardId: string) => {
       await control(w, '/_control/faults', {
         kind: fault,

@@ -6,7 +6,8 @@ import {
   type OrderOutcome,
   type SubmitOptions,
 } from '../../../src/journal/order-desk.js';
-import type { SyncWorld } from '../../support/sync-harness.js';
+import { minorOf } from '../../support/decimal-text.js';
+import { type SyncWorld, startSyncWorld } from '../../support/sync-harness.js';
 
 /**
  * Submit `order` for the first merchant of `w` through cardsync's own order desk (journaled in
@@ -56,4 +57,37 @@ export async function failPendingOrder(w: SyncWorld, cardId: string): Promise<vo
   const processed = await control(w, '/_control/orders/process', {});
   expect(processed.processed.map((p: { outcome: string }) => p.outcome)).toEqual(['failure']);
   await control(w, `/_control/cards/${cardId}/status`, { status: 'ACTIVE' });
+}
+
+/** A small world of one USD merchant, nothing planted, for tests of its orders: seeded `seed`. */
+export function startOrderWorld(seed: string): Promise<SyncWorld> {
+  return startSyncWorld({
+    seed,
+    merchants: 1,
+    currencies: ['USD'],
+    world: { cards: 20, transactions: 120, days: 5, anomaliesPerCode: 0 },
+  });
+}
+
+/**
+ * The ids of the first `count` ACTIVE cards of the world's merchant, in the order the upstream
+ * lists them; with `aboveMinor`, only those holding more than that many cents.
+ * @throws when the world has fewer.
+ */
+export async function activeCards(
+  w: SyncWorld,
+  count: number,
+  aboveMinor?: bigint,
+): Promise<string[]> {
+  const api = w.t.merchants[0] as (typeof w.t.merchants)[number];
+  const cards = (await api.get('/cards', { query: { limit: 100 } })).body.data as {
+    cardId: string;
+    status: string;
+    balance: string;
+  }[];
+  const active = cards
+    .filter((c) => c.status === 'ACTIVE')
+    .filter((c) => aboveMinor === undefined || minorOf(c.balance, 2) > aboveMinor);
+  if (active.length < count) throw new Error(`the world has fewer than ${count} such cards`);
+  return active.slice(0, count).map((c) => c.cardId);
 }
