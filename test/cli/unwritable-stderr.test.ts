@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { closeSync, existsSync, openSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/sqlite-driver.js';
 import { parsePrometheusText, sampleValue } from '../runner/prometheus-text.js';
-import { CLI } from '../support/cli-process.js';
+import { runCliWithFullStream } from '../support/cli-process.js';
 import { type JobFixture, startJobFixture } from './job-fixture.js';
 
 /**
@@ -16,21 +14,8 @@ async function runWithFullStderr(
   args: readonly string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string }> {
-  const full = openSync('/dev/full', 'w');
-  try {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', full],
-    });
-    let stdout = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    const [code] = (await once(child, 'close')) as [number | null];
-    return { code, stdout };
-  } finally {
-    closeSync(full);
-  }
+  const { code, other } = await runCliWithFullStream('stderr', args, env);
+  return { code, stdout: other };
 }
 
 describe.skipIf(!existsSync('/dev/full'))(

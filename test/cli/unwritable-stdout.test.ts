@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI } from '../support/cli-process.js';
+import { runCliWithFullStream } from '../support/cli-process.js';
 import { type JobFixture, logLines, messageLines, startJobFixture } from './job-fixture.js';
 
 /**
@@ -13,21 +11,8 @@ async function runWithFullStdout(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stderr: string }> {
-  const full = openSync('/dev/full', 'w');
-  try {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', full, 'pipe'],
-    });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const [code] = (await once(child, 'close')) as [number | null];
-    return { code, stderr };
-  } finally {
-    closeSync(full);
-  }
+  const { code, other } = await runCliWithFullStream('stdout', args, env);
+  return { code, stderr: other };
 }
 
 const LOST = 'cardsync: cannot write stdout: ENOSPC: no space left on device, write';

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TestSandbox } from './test-sandbox.js';
 
@@ -161,4 +162,30 @@ export async function runCliThroughHead(
     stdio: 'pipe',
   });
   return finished(child);
+}
+
+/**
+ * `cardsync ...args` with its `full` stream (stdout or stderr) on /dev/full, where every write
+ * fails with ENOSPC, as on a full disk; the code and what the other stream carried.
+ */
+export async function runCliWithFullStream(
+  full: 'stdout' | 'stderr',
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; other: string }> {
+  const device = openSync('/dev/full', 'w');
+  try {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', full === 'stdout' ? device : 'pipe', full === 'stderr' ? device : 'pipe'],
+    });
+    let other = '';
+    (full === 'stdout' ? child.stderr : child.stdout)?.on('data', (chunk: Buffer) => {
+      other += chunk.toString();
+    });
+    const [code] = (await once(child, 'close')) as [number | null];
+    return { code, other };
+  } finally {
+    closeSync(device);
+  }
 }
