@@ -231,7 +231,8 @@ function tunnelErrorIn(error: unknown): ProxyTunnelError | undefined {
  * The failure of a tunnel the proxy did not open. Unreachable (refused, reset, timed out), it is
  * retried as an unreachable upstream is; a refusal with 408, 429 or 5xx (502: it could not reach
  * the upstream, 503: overloaded) is retried as the upstream's own would be; any other (407: its
- * credentials, 403: its policy) is not: the next attempt would meet the same configuration.
+ * credentials, UPSTREAM_PROXY_REFUSED, which ends a run as a refused key does; 403: its policy) is
+ * not: the next attempt would meet the same configuration.
  */
 function tunnelFailure(tunnel: ProxyTunnelError, baseUrl: string): AttemptFailure {
   const { proxy, status, cause } = tunnel;
@@ -261,7 +262,7 @@ function tunnelFailure(tunnel: ProxyTunnelError, baseUrl: string): AttemptFailur
   }
   const why = PROXY_REFUSALS[status];
   return {
-    code: 'UPSTREAM_UNAVAILABLE',
+    code: status === 407 ? 'UPSTREAM_PROXY_REFUSED' : 'UPSTREAM_UNAVAILABLE',
     retry: isRetryableStatus(status) ? 'yes' : 'no',
     message: `proxy ${proxy} refused the tunnel to ${baseUrl} with ${status}${why === undefined ? '' : ` (${why})`}`,
     cause: tunnel,

@@ -2,6 +2,12 @@
 export type UpstreamErrorCode =
   /** 401: the key is missing, unknown or revoked. Never retried. */
   | 'UPSTREAM_UNAUTHORIZED'
+  /**
+   * 407 from the proxy the client tunnels through: the credentials in its URL (HTTPS_PROXY) are
+   * wrong. Never retried: like a refused key, a person must mend them, and each try may count
+   * against the account behind them.
+   */
+  | 'UPSTREAM_PROXY_REFUSED'
   /** 429 on every attempt. */
   | 'UPSTREAM_RATE_LIMITED'
   /** 5xx, reset or refused on every attempt, or TLS verification failed (not retried). */

@@ -6,7 +6,8 @@ import { isMirrorBusy, mirrorBusyExit } from './mirror-busy.js';
 import { refusedKeyMessage } from './refused-key.js';
 
 /**
- * The exit a card, balance or orders command ends with for `error`: the upstream's 401 → 3;
+ * The exit a card, balance or orders command ends with for `error`: the upstream's 401, or the
+ * proxy's 407 → 3;
  * its refusal (INSUFFICIENT_BALANCE, CARD_NOT_FOUND, ...) → 7: not 1, nothing internal failed,
  * nor 2, the command line was right and the refusal is journaled; unavailable after retries,
  * interrupted, or answering with a redirect → 4 (what was journaled stays, a re-run settles it);
@@ -18,7 +19,10 @@ export function commandExit(error: unknown, what: string, merchant: MerchantSour
   if (error instanceof UpstreamError) {
     switch (error.code) {
       case 'UPSTREAM_UNAUTHORIZED':
-        return new ExitError(EXIT.UNAUTHORIZED, refusedKeyMessage(merchant), { cause: error });
+      case 'UPSTREAM_PROXY_REFUSED':
+        return new ExitError(EXIT.UNAUTHORIZED, refusedKeyMessage(merchant, error), {
+          cause: error,
+        });
       case 'UPSTREAM_REJECTED':
         // A redirect refuses nothing: the client did not follow it, and an order so answered
         // stays SUBMITTED, like one the upstream was unavailable for.

@@ -52,14 +52,16 @@ export function outcomeExit(
   const { kind, merchantOrderNo: ref, error } = outcome;
   if (outcome.state === 'ACCEPTED') return undefined;
   if (outcome.state === 'SUBMITTED') {
+    const refused =
+      error?.code === 'UPSTREAM_UNAUTHORIZED' || error?.code === 'UPSTREAM_PROXY_REFUSED';
     const why =
       error?.code === 'UPSTREAM_ABORTED'
         ? 'interrupted'
-        : error?.code === 'UPSTREAM_UNAUTHORIZED'
-          ? refusedKeyMessage(merchant)
+        : refused
+          ? refusedKeyMessage(merchant, error)
           : `upstream unavailable: ${error?.message ?? 'no answer'}`;
     return new ExitError(
-      error?.code === 'UPSTREAM_UNAUTHORIZED' ? EXIT.UNAUTHORIZED : EXIT.SYNC_INCOMPLETE,
+      refused ? EXIT.UNAUTHORIZED : EXIT.SYNC_INCOMPLETE,
       // The reference goes in the advice: a generated one is new on every run, so repeating the
       // command without it would place a second order if the upstream took this one.
       `${kind} ${ref}: outcome unknown (${why}); journaled SUBMITTED: run it again with --merchant-order-no ${ref}, or cardsync orders settle`,

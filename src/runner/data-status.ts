@@ -35,6 +35,8 @@ function merchantsNotDone(merchants: readonly MerchantOutcome[]): string | null 
       const why = m.error?.message;
       switch (m.outcome) {
         case 'unauthorized':
+          if (m.error?.code === 'UPSTREAM_PROXY_REFUSED')
+            return `the proxy refused its credentials on the way to the upstream of ${m.source} (407); its data was not refreshed`;
           return m.error?.code === 'UPSTREAM_OTHER_MERCHANT'
             ? `the key of ${m.source} reads another merchant than its configured merchantId; its data was not refreshed`
             : `the upstream refused the key of ${m.source}; its data was not refreshed`;

@@ -231,8 +231,13 @@ function warnUnverified(context: MerchantSyncContext, windows: number): void {
 
 function outcomeOf(error: unknown, signal: AbortSignal): SyncOutcome {
   if (error instanceof UpstreamError) {
-    // A key reading another merchant than the configured one is not this merchant's key either.
-    if (error.code === 'UPSTREAM_UNAUTHORIZED' || error.code === 'UPSTREAM_OTHER_MERCHANT')
+    // A key reading another merchant than the configured one is not this merchant's key either;
+    // credentials the proxy refused need a person as much as a refused key.
+    if (
+      error.code === 'UPSTREAM_UNAUTHORIZED' ||
+      error.code === 'UPSTREAM_OTHER_MERCHANT' ||
+      error.code === 'UPSTREAM_PROXY_REFUSED'
+    )
       return 'unauthorized';
     if (error.code === 'UPSTREAM_ABORTED' || signal.aborted) return 'interrupted';
     return 'incomplete';

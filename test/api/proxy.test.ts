@@ -155,7 +155,7 @@ describe('CardIssuingClient through an HTTP CONNECT proxy', () => {
     try {
       const error = (await failureOf(client.getMerchantBalance())) as UpstreamError;
       expect(error).toBeInstanceOf(UpstreamError);
-      expect(error.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(error.code).toBe('UPSTREAM_PROXY_REFUSED');
       expect(error.attempts).toBe(1);
       expect(error.message).toBe(
         `getMerchantBalance: proxy http://127.0.0.1:${proxy.port} refused the tunnel to ${upstream.baseUrl} with 407 (Proxy Authentication Required: are the credentials in its URL right?) (1 attempt)`,

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadTlsMaterial } from '../../src/sandbox/tls/certificates.js';
+import { Database } from '../../src/sqlite-driver.js';
 import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
 import {
   type EgressProxy,
@@ -166,36 +167,79 @@ describe('cardsync behind an egress proxy (HTTPS_PROXY)', () => {
     expect(proxy.seen).toEqual([]);
   }, 30_000);
 
-  it('exits 4 on a 407 with one line naming the proxy without its credentials, after one CONNECT', async () => {
+  it('exits 3, as for a refused key, on a 407 with one line naming the proxy without its credentials, after one CONNECT', async () => {
     refusals = [407, 407, 407, 407, 407, 407];
     const result = await runCliProcess(['balance', '--json'], {
       ...env,
       HTTPS_PROXY: withCredentials(),
     });
-    expect(result.code).toBe(4);
-    const message = `balance: upstream unavailable: getMerchantBalance: proxy http://127.0.0.1:${proxy.port} refused the tunnel to ${upstream.baseUrl} with 407 (Proxy Authentication Required: are the credentials in its URL right?) (1 attempt)`;
+    expect(result.code).toBe(3);
+    const message = `proxy http://127.0.0.1:${proxy.port} refused the tunnel to ${upstream.baseUrl} with 407 (Proxy Authentication Required: are the credentials in its URL right?) (1 attempt), for default`;
     expect(messageLines(result.stderr)).toEqual([`cardsync: ${message}`]);
-    expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 4, error: { message } });
+    expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 3, error: { message } });
     expect(proxy.seen).toHaveLength(1);
     expect(result.stdout + result.stderr).not.toContain(PASSWORD);
   }, 30_000);
 
-  it('ends a run refused with 407 as one with the upstream unavailable: exit 4, reconciled, data incomplete', async () => {
+  it('ends a run refused with 407 as one whose key was refused: exit 3, not retried by a unit that retries 4, data incomplete', async () => {
     refusals = Array.from({ length: 50 }, () => 407);
     const result = await runCliProcess(['run', '--json'], {
       ...env,
       HTTPS_PROXY: withCredentials(),
       CARDSYNC_REPORTS_DIR: join(dir, 'reports-407'),
     });
-    expect(result.code).toBe(4);
+    expect(result.code).toBe(3);
     const run = JSON.parse(result.stdout) as {
       sync: { outcome: string };
       reconcile: { data: { complete: boolean } } | null;
     };
-    expect(run.sync.outcome).toBe('incomplete');
+    expect(run.sync.outcome).toBe('unauthorized');
     expect(run.reconcile?.data.complete).toBe(false);
+    const summary = readFileSync(join(dir, 'reports-407', 'latest', 'summary.csv'), 'utf8');
+    expect(summary).toContain(
+      'the proxy refused its credentials on the way to the upstream of default (407); its data was not refreshed',
+    );
     expect(result.stdout + result.stderr).toContain('with 407 (Proxy Authentication Required');
     expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+  }, 60_000);
+
+  it('exits 3 on a 407 for an order, taking nothing, and the same order goes through once the credentials are right', async () => {
+    const orderEnv = {
+      ...env,
+      HTTPS_PROXY: withCredentials(),
+      CARDSYNC_DB: join(dir, 'orders.sqlite'),
+    };
+    const listed = await runCliProcess(['cards', 'list', '--json'], orderEnv);
+    expect(listed.code, listed.stderr).toBe(0);
+    const cards = JSON.parse(listed.stdout).data as { cardId: string; status: string }[];
+    const cardId = cards.find((c) => c.status === 'ACTIVE')!.cardId;
+    const freeze = ['cards', 'freeze', cardId, '--merchant-order-no', 'PROXY-407'];
+    refusals = [407];
+    const refused = await runCliProcess(freeze, orderEnv);
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(messageLines(refused.stderr)).toEqual([
+      expect.stringMatching(
+        /^cardsync: .*with 407 \(Proxy Authentication Required.*, for default$/,
+      ),
+    ]);
+    expect(refused.stdout + refused.stderr).not.toContain(PASSWORD);
+    const journaled = () => {
+      if (!existsSync(orderEnv.CARDSYNC_DB)) return undefined;
+      const db = new Database(orderEnv.CARDSYNC_DB, { readonly: true });
+      try {
+        return db
+          .prepare('SELECT state FROM orders WHERE merchant_order_no = ?')
+          .pluck()
+          .get('PROXY-407');
+      } finally {
+        db.close();
+      }
+    };
+    // Not REJECTED: the upstream never saw it, and nothing holds the reference against it.
+    expect([undefined, 'SUBMITTED']).toContain(journaled());
+    const placed = await runCliProcess(freeze, orderEnv);
+    expect(placed.code, placed.stderr).toBe(0);
+    expect(journaled()).toBe('ACCEPTED');
   }, 60_000);
 
   it('exits 4 naming a proxy it cannot reach, without its credentials', async () => {

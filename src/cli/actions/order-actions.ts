@@ -284,7 +284,10 @@ export async function settleOrdersAction(io: CliIo, flags: SettleFlags): Promise
           );
         const outcome = await desk.settle(ref, { signal: io.signal });
         outcomes.push(outcome);
-        if (outcome.error?.code === 'UPSTREAM_UNAUTHORIZED' || io.signal.aborted) break;
+        // A refused key, or credentials the proxy refused, would be refused for every order left.
+        const refused = outcome.error?.code;
+        if (refused === 'UPSTREAM_UNAUTHORIZED' || refused === 'UPSTREAM_PROXY_REFUSED') break;
+        if (io.signal.aborted) break;
       }
       io.stdout(
         flags.json
