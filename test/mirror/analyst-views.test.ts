@@ -871,6 +871,55 @@ describe('order_outcomes', () => {
     expect(findings).toEqual([]);
   });
 
+  it('judges a FREEZE or UNFREEZE accepted without an order_no by its card, as ORDER_NOT_REFLECTED does', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const at = (hours: number) => shift(READ_AT, -hours * HOUR);
+    const orderless = (kind: 'FREEZE' | 'UNFREEZE', cardId: string, hours: number) =>
+      l.order({ kind, cardId, submittedAt: at(hours), orderNo: null, state: 'ACCEPTED' });
+    // A FREEZE the upstream answered with a bare 2xx, carried out: the card is FROZEN.
+    const held = l.issue(offering);
+    const heldFreeze = orderless('FREEZE', held.cardId, 6);
+    held.write({ status: 'FROZEN' });
+    // Such a FREEZE that failed: the card is still ACTIVE.
+    const failed = l.issue(offering);
+    const failedFreeze = orderless('FREEZE', failed.cardId, 5);
+    failed.write();
+    // Such an UNFREEZE that failed: the card is still FROZEN.
+    const stuck = l.issue(offering);
+    stuck.switchTo('FREEZE', at(9));
+    const stuckUnfreeze = orderless('UNFREEZE', stuck.cardId, 4);
+    stuck.write();
+    // One imported without its orderNo is not known to have been accepted.
+    const imported = l.issue(offering);
+    const importedFreeze = l.order({
+      kind: 'FREEZE',
+      cardId: imported.cardId,
+      submittedAt: at(3),
+      orderNo: null,
+    });
+    imported.write();
+    const outcomeOf = (no: string) =>
+      l.db
+        .prepare('SELECT outcome FROM order_outcomes WHERE merchant_order_no = ?')
+        .pluck()
+        .get(no);
+    expect(
+      [heldFreeze, failedFreeze, stuckUnfreeze, importedFreeze].map((o) =>
+        outcomeOf(o.merchantOrderNo),
+      ),
+    ).toEqual(['reflected', 'awaiting_outcome', 'awaiting_outcome', 'unlinkable']);
+    // Example 10 (orders the upstream has not settled) lists what the check reports, no more.
+    const examples = statementsOf(readFileSync(join(SQL_DIR, 'examples.sql'), 'utf8'));
+    const unsettled = l.db
+      .prepare(examples[9] ?? '')
+      .all()
+      .map((row) => (row as { merchant_order_no: string }).merchant_order_no);
+    const { findings } = runOn(l, ['ORDER_NOT_REFLECTED'], { cutoff: shift(READ_AT, -MINUTE) });
+    expect(unsettled).toEqual(findings.map((f) => f.merchantOrderNo));
+    expect(unsettled).toEqual([failedFreeze.merchantOrderNo, stuckUnfreeze.merchantOrderNo]);
+  });
+
   it('takes the earliest FEE record when the upstream shows two for one order', () => {
     const mirror = temp.open();
     const writers = scenario(mirror);
@@ -1280,6 +1329,7 @@ describe('012_findings_minor_units', () => {
       '021_card_secrets_out_of_old_rows',
       '022_sync_freshness_latest_recorded',
       '023_open_findings_latest_recorded',
+      '024_order_outcomes_orderless_switches',
     ]);
     const kept = table(
       mirror.db,

@@ -406,6 +406,7 @@ describe('openMirror', () => {
       { version: 21, name: 'card_secrets_out_of_old_rows' },
       { version: 22, name: 'sync_freshness_latest_recorded' },
       { version: 23, name: 'open_findings_latest_recorded' },
+      { version: 24, name: 'order_outcomes_orderless_switches' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);

@@ -59,6 +59,7 @@ describe('a FREEZE accepted without an orderNo', () => {
   let w: SyncWorld;
   let failedCard: string;
   let failedRef: string;
+  let heldRef: string;
   let results: CheckResults;
   beforeAll(async () => {
     w = await startOrderWorld('orderless-freeze');
@@ -67,6 +68,7 @@ describe('a FREEZE accepted without an orderNo', () => {
 
     const held = await submitOrderless(w, { kind: 'FREEZE', cardId: heldCard });
     expect([held.state, held.orderNo]).toEqual(['ACCEPTED', null]);
+    heldRef = held.merchantOrderNo;
     const processed = await control(w, '/_control/orders/process', {});
     expect(processed.processed.map((p: { outcome: string }) => p.outcome)).toEqual(['success']);
 
@@ -91,5 +93,24 @@ describe('a FREEZE accepted without an orderNo', () => {
         f.actual,
       ]),
     ).toEqual([['ORDER_NOT_REFLECTED', failedCard, null, failedRef, 'FROZEN', 'ACTIVE']]);
+  });
+
+  it('shows analysts in order_outcomes what the check judged: carried out, or still awaited', async () => {
+    const mirror = w.openMirror();
+    try {
+      const outcomes = mirror.db
+        .prepare(
+          `SELECT merchant_order_no, outcome FROM order_outcomes
+           WHERE merchant_order_no IN (?, ?) ORDER BY submitted_at`,
+        )
+        .raw()
+        .all(heldRef, failedRef);
+      expect(outcomes).toEqual([
+        [heldRef, 'reflected'],
+        [failedRef, 'awaiting_outcome'],
+      ]);
+    } finally {
+      await mirror.close();
+    }
   });
 });
