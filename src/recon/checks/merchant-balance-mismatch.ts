@@ -51,11 +51,14 @@ interface Flow {
 
 /**
  * Why an interval ending after `through` is not judged: the balance read may show an order's
- * outcome (a WITHDRAW completed, a DEPOSIT declined) whose FEE record a sync that failed
- * part-way did not mirror, while the snapshot step finished.
+ * outcome (a WITHDRAW completed, a DEPOSIT declined) whose FEE record a sync that stopped
+ * part-way did not mirror, while the snapshot step finished. Only such a sync leaves one: the
+ * tail window, which ends at `through`, is planned once the balance is in. It stopped
+ * `incomplete`, `interrupted` (a signal) or `unauthorized`: the next run that completes reads
+ * the transactions up to the snapshot and judges the interval.
  */
 const AFTER_SYNCED_REASON =
-  'a snapshot taken after the last fully synced transaction (incomplete sync): an order outcome before it may not be mirrored';
+  'a snapshot taken after the last fully synced transaction (a sync that stopped part-way): an order outcome before it may not be mirrored: checked by the next run';
 
 /** Why an interval reaching before the unbroken synced range is not judged, as above. */
 const BEFORE_SYNCED_REASON =
