@@ -1,5 +1,6 @@
 -- 024: order_outcomes judges a FREEZE or UNFREEZE the upstream accepted without an order_no by
--- its card's status, `reflected` or `awaiting_outcome`, not `unlinkable`.
+-- its card's status, `reflected` or `awaiting_outcome`, not `unlinkable`; and a CANCEL that
+-- failed no longer settles the FREEZE or UNFREEZE before it.
 --
 -- The interface shows no answer body for freeze and unfreeze, and any 2xx is success: the order
 -- desk journals such an answer ACCEPTED without order_no. ORDER_NOT_REFLECTED judges it by its
@@ -7,7 +8,16 @@
 -- failed by its merchant_order_no; the view still called it `unlinkable`, so example 10 of
 -- sql/examples.sql left out an order the reports named as not reflected. One imported without
 -- its order_no (IMPORTED) is not known to have been accepted and stays `unlinkable`, as the check
--- skips it. The view is recreated with the same columns, in the same order; card_ledger and
+-- skips it.
+--
+-- A CANCEL whose FEE record is DECLINED failed: the card was blocked while it was pending, and
+-- left as it was. ORDER_NOT_REFLECTED counts only a CANCEL that did not fail as following a
+-- FREEZE or UNFREEZE; the view took any CANCEL answered, so a FREEZE that never took, followed
+-- by such a CANCEL, was `reflected` while the report named it, and example 10 left it out.
+-- fee_records is read for the CANCEL too, and is MATERIALIZED so that both readings share one
+-- ranking of the FEE records (unshared, SQLite ranked them twice).
+--
+-- The view is recreated with the same columns, in the same order; card_ledger and
 -- card_balance_check count only `completed` and `fee_pending` orders, and are unchanged.
 DROP VIEW order_outcomes;
 
@@ -19,7 +29,8 @@ CREATE VIEW order_outcomes AS
 --   outcome: completed (FEE COMPLETED or SETTLED), failed (FEE DECLINED), fee_pending (FEE
 --     PENDING), reflected (FREEZE or UNFREEZE: its card is FROZEN, or ACTIVE, as it asked, or a
 --     later FREEZE, UNFREEZE or CANCEL of the card is journaled, not REJECTED and not still
---     awaiting its answer, with or without an order_no), awaiting_outcome (accepted, no FEE
+--     awaiting its answer, with or without an order_no; a CANCEL whose FEE record is DECLINED
+--     does not count), awaiting_outcome (accepted, no FEE
 --     record mirrored yet; a FREEZE or UNFREEZE: the card's latest, not yet shown by its
 --     status), fee_quarantined (accepted, its FEE record in quarantine: the upstream sent it
 --     malformed, see the quarantine table), not_accepted (SUBMITTED, no order_no yet),
@@ -42,7 +53,7 @@ WITH quarantined_fees AS MATERIALIZED (
   FROM quarantine
   WHERE resource = 'transactions' AND resolved_at IS NULL
 ),
-fee_records AS (
+fee_records AS MATERIALIZED (
   SELECT merchant_id, trade_no, transaction_id, card_id, status, amount, amount_minor, currency,
          created_at, first_seen_at
   FROM (
@@ -69,10 +80,15 @@ unreflected AS (
   LEFT JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = s.merchant_id
   WHERE s.recency = 1
     AND c.status IS NOT (CASE s.kind WHEN 'FREEZE' THEN 'FROZEN' ELSE 'ACTIVE' END)
+    -- A later CANCEL whose FEE record is DECLINED failed (the card was blocked while it was
+    -- pending) and left the card as it was: it settles nothing, as ORDER_NOT_REFLECTED has it.
     AND NOT EXISTS (
       SELECT 1 FROM orders x
+      LEFT JOIN fee_records xf
+        ON xf.merchant_id = x.merchant_id AND xf.trade_no = x.order_no AND x.order_no <> ''
       WHERE x.merchant_id = s.merchant_id AND x.card_id = s.card_id AND x.kind = 'CANCEL'
         AND x.state <> 'REJECTED' AND NOT (x.state = 'SUBMITTED' AND nullif(x.order_no, '') IS NULL)
+        AND xf.status IS NOT 'DECLINED'
         AND (x.submitted_at > s.submitted_at
              OR (x.submitted_at = s.submitted_at AND x.rowid > s.seq))
     )

@@ -920,6 +920,41 @@ describe('order_outcomes', () => {
     expect(unsettled).toEqual([failedFreeze.merchantOrderNo, stuckUnfreeze.merchantOrderNo]);
   });
 
+  it('awaits a FREEZE a CANCEL that failed follows, as ORDER_NOT_REFLECTED reports it', () => {
+    const l = openLedger(temp);
+    const offering = l.offering();
+    const at = (hours: number) => shift(READ_AT, -hours * HOUR);
+    // A FREEZE that never took, then a CANCEL that failed (its FEE record DECLINED: the card
+    // was blocked while it was pending, then unblocked): the card is still ACTIVE.
+    const kept = l.issue(offering);
+    const keptFreeze = kept.switchTo('FREEZE', at(6), { reflected: false });
+    const failedCancel = kept.switchTo('CANCEL', at(5), { reflected: false });
+    kept.settle(failedCancel.orderNo as string, at(5), 'DECLINED', l.text(0n));
+    kept.write();
+    // A FREEZE that never took, then a CANCEL that did: the card is CANCELLED.
+    const closed = l.issue(offering);
+    const closedFreeze = closed.switchTo('FREEZE', at(4), { reflected: false });
+    closed.switchTo('CANCEL', at(3));
+    closed.write();
+    const outcomeOf = (no: string) =>
+      l.db
+        .prepare('SELECT outcome FROM order_outcomes WHERE merchant_order_no = ?')
+        .pluck()
+        .get(no);
+    expect(
+      [keptFreeze, failedCancel, closedFreeze].map((o) => outcomeOf(o.merchantOrderNo)),
+    ).toEqual(['awaiting_outcome', 'failed', 'reflected']);
+    // Example 10 (orders the upstream has not settled) lists what the check reports, no more.
+    const examples = statementsOf(readFileSync(join(SQL_DIR, 'examples.sql'), 'utf8'));
+    const unsettled = l.db
+      .prepare(examples[9] ?? '')
+      .all()
+      .map((row) => (row as { order_no: string }).order_no);
+    const { findings } = runOn(l, ['ORDER_NOT_REFLECTED'], { cutoff: shift(READ_AT, -MINUTE) });
+    expect(unsettled).toEqual(findings.map((f) => f.orderNo));
+    expect(unsettled).toEqual([keptFreeze.orderNo]);
+  });
+
   it('takes the earliest FEE record when the upstream shows two for one order', () => {
     const mirror = temp.open();
     const writers = scenario(mirror);
