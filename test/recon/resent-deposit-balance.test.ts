@@ -11,11 +11,12 @@ const CODE = 'MERCHANT_BALANCE_MISMATCH';
 /**
  * A DEPOSIT whose first sending never arrived is placed by its resend, hours later: the merchant
  * balance moves by it then (reference-model section 3: at acceptance), and the desk stamps the
- * row at the resend. A snapshot read between the two sendings shows the balance before the
- * DEPOSIT: the interval up to it owes nothing to the DEPOSIT, and a movement the journal does not
- * explain in it (a debit of 3.00 planted there) is that interval's finding, not hidden by the
- * DEPOSIT nor moved to the next interval. While the row awaits its answer, that interval is not
- * judged.
+ * row at the resend. One whose first sending was taken, only its answer lost, moved it then: its
+ * replayed resend keeps the first stamp. A snapshot read between the two sendings shows the
+ * balance before the first DEPOSIT and after the second: the interval up to it holds the second
+ * only, and a movement the journal does not explain in it (a debit of 3.00 planted there) is
+ * that interval's finding, neither hidden by the first DEPOSIT nor moved to the next interval.
+ * While the rows await their answer, that interval is not judged.
  */
 describe('MERCHANT_BALANCE_MISMATCH around a DEPOSIT placed by its resend', () => {
   let w: SyncWorld;
@@ -27,7 +28,7 @@ describe('MERCHANT_BALANCE_MISMATCH around a DEPOSIT placed by its resend', () =
   beforeAll(async () => {
     w = await startOrderWorld('resent-deposit-balance');
     const merchantId = w.t.sandbox.merchants[0]?.merchantId as string;
-    const [cardId] = (await activeCards(w, 1)) as [string];
+    const [cardId, takenCard] = (await activeCards(w, 2)) as [string, string];
     expect((await w.sync()).outcome).toBe('done');
     await control(w, '/_control/clock', { advanceMs: HOUR });
 
@@ -40,6 +41,21 @@ describe('MERCHANT_BALANCE_MISMATCH around a DEPOSIT placed by its resend', () =
     const lost = await submitThroughDesk(w, { kind: 'DEPOSIT', cardId, amount: '10.00' });
     await w.t.control.call('DELETE', '/_control/faults');
     expect(lost.state).toBe('SUBMITTED');
+    // Another is taken, only its answer lost: the balance moves by it at its first sending.
+    await control(w, '/_control/faults', {
+      kind: 'commit-then-drop',
+      match: { operation: 'deposit' },
+      times: 100,
+    });
+    const taken = await submitThroughDesk(w, {
+      kind: 'DEPOSIT',
+      cardId: takenCard,
+      amount: '7.00',
+    });
+    await w.t.control.call('DELETE', '/_control/faults');
+    expect(taken.state).toBe('SUBMITTED');
+    const first = await control(w, '/_control/orders/process', {});
+    expect(first.processed.map((p: { outcome: string }) => p.outcome)).toEqual(['success']);
     await control(w, '/_control/clock', { advanceMs: HOUR });
     await control(w, `/_control/merchants/${merchantId}/unjournaled-movement`, {
       amount: '3.00',
@@ -57,6 +73,12 @@ describe('MERCHANT_BALANCE_MISMATCH around a DEPOSIT placed by its resend', () =
       { merchantOrderNo: lost.merchantOrderNo },
     );
     expect([resent.state, resent.replayed]).toEqual(['ACCEPTED', false]);
+    const replayed = await submitThroughDesk(
+      w,
+      { kind: 'DEPOSIT', cardId: takenCard, amount: '7.00' },
+      { merchantOrderNo: taken.merchantOrderNo },
+    );
+    expect([replayed.state, replayed.replayed]).toEqual(['ACCEPTED', true]);
     const processed = await control(w, '/_control/orders/process', {});
     expect(processed.processed.map((p: { outcome: string }) => p.outcome)).toEqual(['success']);
     await control(w, '/_control/clock', { advanceMs: 2 * HOUR });
@@ -92,7 +114,7 @@ describe('MERCHANT_BALANCE_MISMATCH around a DEPOSIT placed by its resend', () =
 
   it('once placed, reports the planted debit in its own interval and the DEPOSIT in the next', () => {
     expect(coverageOf(settled, CODE).skipped).toEqual([]);
-    expect(coverageOf(settled, CODE).examined).toEqual({ intervals: 2, orders: 1 });
+    expect(coverageOf(settled, CODE).examined).toEqual({ intervals: 2, orders: 2 });
     expect(
       settled.findings
         .filter((f) => f.check === CODE)
