@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as tls from 'node:tls';
 import { Agent, type Dispatcher, Pool, ProxyAgent } from 'undici';
+import { checkServerIdentity } from './check-server-identity.js';
 import type { ResolvedClientOptions } from './client-options.js';
 import { ProxyTunnelError } from './proxy-tunnel-error.js';
 
@@ -86,7 +87,12 @@ export function createAgent(options: ResolvedClientOptions): Dispatcher {
     options.ca === undefined
       ? {}
       : { secureContext: tls.createSecureContext({ ca: [...defaultCertificates(), options.ca] }) };
-  const upstreamTls = { rejectUnauthorized: true, timeout: options.timeouts.connectMs, ...trust };
+  const upstreamTls = {
+    rejectUnauthorized: true,
+    checkServerIdentity,
+    timeout: options.timeouts.connectMs,
+    ...trust,
+  };
   const pool = {
     connections: options.concurrency,
     keepAliveTimeout: KEEP_ALIVE_MS,
@@ -102,7 +108,11 @@ export function createAgent(options: ResolvedClientOptions): Dispatcher {
     uri: proxy.shown,
     ...(proxy.authorization === undefined ? {} : { token: proxy.authorization }),
     requestTls: upstreamTls,
-    proxyTls: { rejectUnauthorized: true, timeout: options.timeouts.connectMs },
+    proxyTls: {
+      rejectUnauthorized: true,
+      checkServerIdentity,
+      timeout: options.timeouts.connectMs,
+    },
     clientFactory: (origin, factoryOptions) =>
       new TunnelPool(
         origin,

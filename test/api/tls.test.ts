@@ -39,3 +39,25 @@ describe('CardIssuingClient: TLS', () => {
     }
   });
 });
+
+describe('CardIssuingClient: TLS to an IPv6 address', () => {
+  let t: TestSandbox;
+  beforeAll(async () => {
+    t = await startTestSandbox({ seed: 'api-tls-ipv6', host: '::1' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('accepts a certificate that names the address ::1 for https://[::1]:PORT', async () => {
+    // Node 22.23 (and 24.17 to 24.19) check the name as a domain first, which an IPv6 address is
+    // not: every certificate was refused for it (ERR_TLS_CERT_ALTNAME_INVALID).
+    expect(t.sandbox.baseUrl).toMatch(/^https:\/\/\[::1\]:\d+$/);
+    const { client } = sandboxClient(t);
+    try {
+      expect((await client.getMerchantBalance()).currency).toBe('USD');
+    } finally {
+      await client.close();
+    }
+  });
+});

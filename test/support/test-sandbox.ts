@@ -1,4 +1,5 @@
 import { Agent } from 'undici';
+import { checkServerIdentity } from '../../src/api/check-server-identity.js';
 import { createLogger } from '../../src/log/logger.js';
 import {
   type RunningSandbox,
@@ -35,7 +36,7 @@ export async function startTestSandbox(
     processingDelayMs: 'manual',
     ...options,
   });
-  const agent = new Agent({ connect: { ca: sandbox.caPem }, connections: 16 });
+  const agent = new Agent({ connect: { ca: sandbox.caPem, checkServerIdentity }, connections: 16 });
   const validator = new OpenApiValidator(sandbox.openApiDocument());
   const merchants = sandbox.merchants.map(
     (m) => new ApiClient({ baseUrl: sandbox.baseUrl, agent, key: m.apiKey, validator }),
