@@ -84,7 +84,7 @@ describe('a mirror held by another writer past the busy timeout', () => {
         // Held past the run's busy timeout, and let go once the sync has given up, so that it
         // can record how it ended.
         await vi.waitFor(() => expect(run.stderr()).toContain('"msg":"sync failed"'), {
-          timeout: 20_000,
+          timeout: 45_000,
           interval: 50,
         });
       } finally {
@@ -106,7 +106,7 @@ describe('a mirror held by another writer past the busy timeout', () => {
     } finally {
       f.t.sandbox.faults.reset();
     }
-  }, 40_000);
+  }, 75_000);
 
   it('ends with exit 5, not 2, when a new mirror waits on its migration', async () => {
     const fresh = join(f.dir, 'fresh.sqlite');
