@@ -63,3 +63,12 @@ export class UpstreamError extends Error {
     this.requestId = details.requestId;
   }
 }
+
+/**
+ * Whether `code` says the credentials were refused: the key (401) or the proxy's (407). A
+ * person must mend them, and every later call would meet the same refusal.
+ * @example if (refusesCredentials(error.code)) return 'unauthorized';
+ */
+export function refusesCredentials(code: string | undefined): boolean {
+  return code === 'UPSTREAM_UNAUTHORIZED' || code === 'UPSTREAM_PROXY_REFUSED';
+}

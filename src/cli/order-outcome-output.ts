@@ -1,3 +1,4 @@
+import { refusesCredentials } from '../api/index.js';
 import type { MerchantSource } from '../config/index.js';
 import type { OrderOutcome } from '../journal/order-desk.js';
 import { isForgottenRefusal } from '../journal/order-refusal.js';
@@ -52,8 +53,7 @@ export function outcomeExit(
   const { kind, merchantOrderNo: ref, error } = outcome;
   if (outcome.state === 'ACCEPTED') return undefined;
   if (outcome.state === 'SUBMITTED') {
-    const refused =
-      error?.code === 'UPSTREAM_UNAUTHORIZED' || error?.code === 'UPSTREAM_PROXY_REFUSED';
+    const refused = refusesCredentials(error?.code);
     const why =
       error?.code === 'UPSTREAM_ABORTED'
         ? 'interrupted'

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { UpstreamError } from '../api/index.js';
+import { refusesCredentials, UpstreamError } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import { utcInstant } from '../contract/utc-instant.js';
 import { syncBalance, syncOfferings } from './account-sync.js';
@@ -233,11 +233,7 @@ function outcomeOf(error: unknown, signal: AbortSignal): SyncOutcome {
   if (error instanceof UpstreamError) {
     // A key reading another merchant than the configured one is not this merchant's key either;
     // credentials the proxy refused need a person as much as a refused key.
-    if (
-      error.code === 'UPSTREAM_UNAUTHORIZED' ||
-      error.code === 'UPSTREAM_OTHER_MERCHANT' ||
-      error.code === 'UPSTREAM_PROXY_REFUSED'
-    )
+    if (refusesCredentials(error.code) || error.code === 'UPSTREAM_OTHER_MERCHANT')
       return 'unauthorized';
     if (error.code === 'UPSTREAM_ABORTED' || signal.aborted) return 'interrupted';
     return 'incomplete';

@@ -1,6 +1,7 @@
 import { constants, existsSync, rmdirSync, rmSync } from 'node:fs';
 import { access, open, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { refusesCredentials } from '../../api/index.js';
 import { ConfigError } from '../../config/index.js';
 import { readConfigFile } from '../../config/read-config-file.js';
 import { OrderDesk, type OrderOutcome } from '../../journal/order-desk.js';
@@ -285,9 +286,7 @@ export async function settleOrdersAction(io: CliIo, flags: SettleFlags): Promise
         const outcome = await desk.settle(ref, { signal: io.signal });
         outcomes.push(outcome);
         // A refused key, or credentials the proxy refused, would be refused for every order left.
-        const refused = outcome.error?.code;
-        if (refused === 'UPSTREAM_UNAUTHORIZED' || refused === 'UPSTREAM_PROXY_REFUSED') break;
-        if (io.signal.aborted) break;
+        if (refusesCredentials(outcome.error?.code) || io.signal.aborted) break;
       }
       io.stdout(
         flags.json
