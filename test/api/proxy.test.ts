@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import {
 } from '../../src/api/index.js';
 import { loadTlsMaterial } from '../../src/sandbox/tls/certificates.js';
 import {
+  deadPort,
   type EgressProxy,
   type NamedSandbox,
   startEgressProxy,
@@ -21,15 +21,6 @@ import { capturedLog, recordingSleep } from './client-fixtures.js';
 import { failureOf } from './scripted-upstream.js';
 
 const PASSWORD = 'tunn3l-s3cret';
-
-/** A port nothing listens on: a server's, once it is closed. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('CardIssuingClient through an HTTP CONNECT proxy', () => {
   let upstream: NamedSandbox;

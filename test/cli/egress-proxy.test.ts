@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { loadTlsMaterial } from '../../src/sandbox/tls/certificates.js';
 import { Database } from '../../src/sqlite-driver.js';
 import { runCliProcess, sandboxCliEnv } from '../support/cli-process.js';
 import {
+  deadPort,
   type EgressProxy,
   type NamedSandbox,
   startEgressProxy,
@@ -34,15 +34,6 @@ function textsUnder(dir: string): string[] {
     .map((name) => join(dir, name))
     .filter((file) => statSync(file).isFile())
     .map((file) => readFileSync(file, 'latin1'));
-}
-
-/** A port nothing listens on: a server's, once it is closed. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 // A host that reaches the internet only through a proxy: the upstream's name resolves nowhere
