@@ -69,7 +69,10 @@ describe('a mirror held by another writer past the busy timeout', () => {
       const reader = new Database(f.db, { readonly: true });
       try {
         await vi.waitFor(
-          () => expect(reader.prepare('SELECT 1 FROM run_lock').get()).toBeDefined(),
+          () =>
+            expect(
+              reader.prepare("SELECT 1 FROM sync_runs WHERE outcome = 'running'").get(),
+            ).toBeDefined(),
           {
             timeout: 10_000,
             interval: 20,
