@@ -221,6 +221,60 @@ describe('cardsync sandbox', () => {
     }
   }, 30_000);
 
+  it('exits 2 naming --state-dir for a folder of something else, and writes nothing into it', async () => {
+    // A mistyped --state-dir (the mirror's folder, a home folder) must not gain a sandbox.sqlite
+    // and a tls/ folder beside the files it holds.
+    const dir = await mkdtemp(join(tmpdir(), 'cardsync-cli-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'mirror.sqlite'), 'an operator file\n');
+    await mkdir(join(dir, 'reports'));
+    const result = await runCliProcess(
+      ['sandbox', '--log-level', 'silent', '--port', '0', '--state-dir', dir],
+      {},
+      { timeoutMs: 15_000 },
+    );
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `cardsync: --state-dir ${dir}: expected a missing or empty folder, or a sandbox's state, it holds mirror.sqlite, reports`,
+    ]);
+    expect(result.stdout).toBe('');
+    expect((await readdir(dir)).sort()).toEqual(['mirror.sqlite', 'reports']);
+  }, 30_000);
+
+  it('starts on a state directory left with only its tls/ folder, journals and manifest', async () => {
+    // What a sandbox writes beside its sandbox.sqlite is its own: deleting sandbox.sqlite to
+    // start afresh in the same folder is allowed.
+    const dir = await mkdtemp(join(tmpdir(), 'cardsync-cli-'));
+    dirs.push(dir);
+    const first = startCliProcess([
+      'sandbox',
+      '--log-level',
+      'silent',
+      '--port',
+      '0',
+      '--state-dir',
+      dir,
+      '--cards',
+      '4',
+      '--anomalies',
+      '0',
+    ]);
+    await first.firstLine();
+    first.child.kill('SIGTERM');
+    expect(await first.exited()).toBe(0);
+    for (const name of await readdir(dir)) {
+      if (name.startsWith('sandbox.sqlite')) await rm(join(dir, name));
+    }
+    const again = startCliProcess(['sandbox', '--port', '0', '--state-dir', dir]);
+    try {
+      const info = JSON.parse(await again.firstLine()) as { stateDir: string };
+      expect(info.stateDir).toBe(dir);
+    } finally {
+      again.child.kill('SIGTERM');
+      expect(await again.exited()).toBe(0);
+    }
+  }, 60_000);
+
   it.each([
     ['--host', /^cardsync: --host: expected an address or host name, got ""$/],
     ['--state-dir', /^cardsync: --state-dir: expected a path, got ""$/],
@@ -252,9 +306,9 @@ describe('cardsync sandbox', () => {
     const { port } = taken.address() as AddressInfo;
     const dir = await mkdtemp(join(tmpdir(), 'cardsync-cli-'));
     dirs.push(dir);
+    // An empty folder, as a sandbox's state directory may be (one of other files is refused).
     const existing = join(dir, 'existing');
     await mkdir(existing);
-    await writeFile(join(existing, 'notes.txt'), 'mine\n');
     const fresh = join(dir, 'new-parent', 'state');
     try {
       for (const args of [
@@ -281,7 +335,7 @@ describe('cardsync sandbox', () => {
           ...args,
         ]);
         expect(kept.code, kept.stderr).toBe(2);
-        expect(await readFile(join(existing, 'notes.txt'), 'utf8')).toBe('mine\n');
+        expect(existsSync(existing), args.join(' ')).toBe(true);
       }
     } finally {
       taken.close();

@@ -9,6 +9,7 @@ import type { CliIo } from '../cli-io.js';
 import { DEFAULT_ANOMALIES, type SandboxFlags } from '../commands/sandbox-command.js';
 import { UsageError } from '../exit-codes.js';
 import { sandboxStartError } from '../sandbox-start-error.js';
+import { checkSandboxStateDir } from '../sandbox-state-dir.js';
 
 /** The body of `cardsync sandbox`: start the service, print its JSON line, stop on a signal. */
 export async function sandboxAction(io: CliIo, flags: SandboxFlags): Promise<void> {
@@ -28,6 +29,7 @@ export async function sandboxAction(io: CliIo, flags: SandboxFlags): Promise<voi
     ...(flags.faults === undefined ? [] : await readProfile(flags.faults)),
     ...flags.fault.map((json, i) => inlineRule(json, i)),
   ];
+  if (flags.stateDir !== undefined) await checkSandboxStateDir(flags.stateDir);
   const logger = createLogger({ level: flags.logLevel });
   const sandbox = await startSandbox({
     logger,
