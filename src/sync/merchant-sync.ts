@@ -206,6 +206,13 @@ export async function syncMerchant(
         { step: cause.step, source: context.source, reason: result.error.message },
         'merchant sync stopped',
       );
+    // An upstream that failed (a refused key, an unreachable host) is the operator's to mend,
+    // not a bug: its code and details say what failed, without a stack; anything else keeps it.
+    else if (cause.error instanceof UpstreamError)
+      context.logger.error(
+        { error: upstreamFailure(cause.error), step: cause.step, source: context.source },
+        'merchant sync stopped',
+      );
     else
       context.logger.error(
         { err: cause.error, step: cause.step, source: context.source },
@@ -215,6 +222,12 @@ export async function syncMerchant(
   } finally {
     context.signal.removeEventListener('abort', stopWork);
   }
+}
+
+/** What a log line says of an upstream's failure: its code, message and the call's details. */
+function upstreamFailure(error: UpstreamError) {
+  const { code, message, operation, status, upstreamCode, attempts, requestId } = error;
+  return { code, message, operation, status, upstreamCode, attempts, requestId };
 }
 
 /**

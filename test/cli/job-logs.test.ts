@@ -5,6 +5,7 @@ import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
 import { sqliteDriver } from '../../src/sqlite-driver.js';
 import { type CliResult, runCliProcess, startCliProcess } from '../support/cli-process.js';
+import { deadPort } from '../support/egress-proxy.js';
 import { type JobFixture, startJobFixture } from './job-fixture.js';
 
 // What an operator's log shipper reads from `run`, `sync` and `reconcile` under cron or systemd
@@ -244,6 +245,30 @@ describe('the logs of the job commands, stderr not a terminal', () => {
       ]);
     } finally {
       f.t.sandbox.faults.reset();
+    }
+  }, 60_000);
+
+  it('says why a merchant sync stopped by its error code and message, without a stack, for a refused key or an unreachable upstream', async () => {
+    // A wrong key or base URL is the operator's to mend, not a bug: its log line names the
+    // code, the operation and the attempts, as the run finished line's `error` does.
+    const refused = await runCliProcess(['sync'], { ...f.env, CARDSYNC_API_KEY: 'sk_test_wrong' });
+    const unreachable = await runCliProcess(['sync'], {
+      ...f.env,
+      CARDSYNC_BASE_URL: `https://127.0.0.1:${await deadPort()}`,
+    });
+    for (const [run, exitCode, code] of [
+      [refused, 3, 'UPSTREAM_UNAUTHORIZED'],
+      [unreachable, 4, 'UPSTREAM_UNAVAILABLE'],
+    ] as const) {
+      const { lines } = finishedLog(run, 'sync', exitCode);
+      expect(lines.filter((l) => l.msg === 'merchant sync stopped')).toEqual([
+        expect.objectContaining({
+          level: 50,
+          source: 'default',
+          error: expect.objectContaining({ code, message: expect.any(String) }),
+        }),
+      ]);
+      expect(run.stderr).not.toMatch(/"stack"|\n {4}at /);
     }
   }, 60_000);
 
