@@ -146,9 +146,16 @@ export async function runSync(options: RunSyncOptions): Promise<SyncResult> {
     // A mirror that could not be written (a full disk), or that another writer held past the
     // busy timeout, left the sync incomplete: what landed is committed with its progress, and
     // the next run resumes. Anything else is a failure.
-    const unwritable = mirrorFailureOf(error)?.kind === 'unwritable';
+    const failure = mirrorFailureOf(error);
+    const unwritable = failure?.kind === 'unwritable';
     const busy = isMirrorBusy(error);
-    logger.error({ err: error }, unwritable ? 'the mirror could not be written' : 'sync failed');
+    // The mirror's file failing (a full disk, a damaged file) is the operator's to mend, not a
+    // bug: SQLite's code and message say it, without a stack.
+    const said =
+      failure === undefined
+        ? { err: error }
+        : { error: { code: failure.code, message: failure.message } };
+    logger.error(said, unwritable ? 'the mirror could not be written' : 'sync failed');
     try {
       writers.runs.finish({
         runId,

@@ -18,7 +18,7 @@ import { openMirror } from '../../src/mirror/open-mirror.js';
 import { Database } from '../../src/sqlite-driver.js';
 import { CLI, finished, runCliProcess, unprivilegedUser } from '../support/cli-process.js';
 import { compareMirror, NO_DIFFERENCES } from '../support/mirror-comparison.js';
-import { type JobFixture, messageLines, startJobFixture } from './job-fixture.js';
+import { type JobFixture, logLines, messageLines, startJobFixture } from './job-fixture.js';
 
 /**
  * Run the CLI with its files limited to `kib` KiB (RLIMIT_FSIZE, `ulimit -f`, which counts
@@ -111,6 +111,17 @@ describe('a mirror whose environment fails', () => {
       ),
     ]);
     expect(limited.stderr).not.toMatch(/^\s+at /m);
+    // Its log line names SQLite's code, without the stack of a bug.
+    const unwritable = logLines<Record<string, unknown>>(limited.stderr).filter(
+      (l) => l.msg === 'the mirror could not be written',
+    );
+    expect(unwritable).toEqual([
+      expect.objectContaining({
+        level: 50,
+        error: { code: 'SQLITE_IOERR_WRITE', message: expect.stringContaining('disk I/O error') },
+      }),
+    ]);
+    expect(unwritable[0]).not.toHaveProperty('err');
     expect(JSON.parse(limited.stdout)).toMatchObject({
       exitCode: 4,
       outcome: 'sync_incomplete',
