@@ -52,7 +52,7 @@ describe('MERCHANT_BALANCE_MISMATCH', () => {
     expect(lines(results)).toEqual([]);
     expect(coverageOf(results, CODE).skipped.map((s) => s.reason)).toEqual([
       'a snapshot taken after the last fully synced transaction (a sync that stopped part-way): an order outcome before it may not be mirrored: checked by the next run',
-      'a snapshot taken before the synced range (a window of an incomplete sync failed after it): an order outcome after it may not be mirrored',
+      'a snapshot taken before the synced range (a sync that stopped part-way left a gap after it): an order outcome after it may not be mirrored: checked by the next run',
     ]);
     expect(coverageOf(results, CODE).examined.intervals).toBe(1);
   });

@@ -60,9 +60,14 @@ interface Flow {
 const AFTER_SYNCED_REASON =
   'a snapshot taken after the last fully synced transaction (a sync that stopped part-way): an order outcome before it may not be mirrored: checked by the next run';
 
-/** Why an interval reaching before the unbroken synced range is not judged, as above. */
+/**
+ * Why an interval reaching before the unbroken synced range is not judged, as above: a sync
+ * left a gap after its earlier snapshot while the windows after the gap landed. A window that
+ * failed (`incomplete`) leaves one, and so does a signal (`interrupted`) with a window in
+ * flight, none failed. The next run reads the gap again and judges the interval.
+ */
 const BEFORE_SYNCED_REASON =
-  'a snapshot taken before the synced range (a window of an incomplete sync failed after it): an order outcome after it may not be mirrored';
+  'a snapshot taken before the synced range (a sync that stopped part-way left a gap after it): an order outcome after it may not be mirrored: checked by the next run';
 
 /**
  * Why an interval with an unexplained difference is not judged after a sync whose count audit
