@@ -1365,6 +1365,7 @@ describe('012_findings_minor_units', () => {
       '022_sync_freshness_latest_recorded',
       '023_open_findings_latest_recorded',
       '024_order_outcomes_orderless_switches',
+      '025_offering_previous_seen_backfill',
     ]);
     const kept = table(
       mirror.db,

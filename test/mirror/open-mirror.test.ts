@@ -407,6 +407,7 @@ describe('openMirror', () => {
       { version: 22, name: 'sync_freshness_latest_recorded' },
       { version: 23, name: 'open_findings_latest_recorded' },
       { version: 24, name: 'order_outcomes_orderless_switches' },
+      { version: 25, name: 'offering_previous_seen_backfill' },
     ]);
     for (const table of TABLES) {
       await expect(k.selectFrom(table).selectAll().execute()).resolves.toBeInstanceOf(Array);
