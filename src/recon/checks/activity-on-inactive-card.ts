@@ -80,6 +80,24 @@ failed_freezes AS (
     AND (f.until_ms IS NULL OR ${epochMsSql('h.observed_at')} < f.until_ms)
   WHERE h.card_id IS NULL
 ),
+-- An UNFREEZE that failed restarted nothing: answered, its card's latest FREEZE or UNFREEZE with
+-- no CANCEL that did not fail after it (a CANCEL is taken from an ACTIVE card only), the card
+-- read FROZEN more than grace after it and never read ACTIVE since. The FREEZE before it still
+-- held, and a purchase after it was activity on a frozen card, not reported. Only FROZEN: a card
+-- read BLOCKED may have been unfrozen and then blocked by the service.
+failed_unfreezes AS (
+  SELECT s.seq
+  FROM switch_orders s
+  JOIN cards c ON c.card_id = s.card_id AND c.merchant_id = @merchantId
+  LEFT JOIN journal x ON x.card_id = s.card_id AND x.kind = 'CANCEL' AND x.state <> 'REJECTED'
+    AND x.succeeded IS NOT 0
+    AND (x.submitted_at > s.submitted_at OR (x.submitted_at = s.submitted_at AND x.seq > s.seq))
+  LEFT JOIN card_history h ON h.card_id = s.card_id AND h.status = 'ACTIVE'
+    AND ${epochMsSql('h.observed_at')} > ${epochMsSql('s.submitted_at')}
+  WHERE s.kind = 'UNFREEZE' AND s.recency = 1 AND NOT s.awaiting AND c.status = 'FROZEN'
+    AND ${epochMsSql('c.observed_at')} - ${epochMsSql('s.submitted_at')} > @graceMs
+    AND x.seq IS NULL AND h.card_id IS NULL
+),
 stop_orders AS (
   SELECT seq, card_id, kind, submitted_at, ${epochMsSql('submitted_at')} AS at_ms,
          state = 'SUBMITTED' AND order_no IS NULL AS awaiting
@@ -90,13 +108,14 @@ stop_orders AS (
   -- was blocked while it was pending, reference-model section 3): it stopped nothing, and
   -- neither did a FREEZE that failed (\`failed_freezes\`). Any
   -- UNFREEZE the upstream did not reject may have restarted it (one journaled without orderNo
-  -- too), so activity after it is no finding.
+  -- too), so activity after it is no finding, unless it failed (\`failed_unfreezes\`).
   WHERE card_id IS NOT NULL
     AND ((kind IN ('FREEZE', 'CANCEL')
           AND (unlinkable IS NULL OR state IN ('ACCEPTED', 'SUBMITTED'))
           AND NOT (kind = 'CANCEL' AND succeeded IS 0)
           AND seq NOT IN (SELECT seq FROM failed_freezes))
-      OR (kind = 'UNFREEZE' AND state <> 'REJECTED'))
+      OR (kind = 'UNFREEZE' AND state <> 'REJECTED'
+          AND seq NOT IN (SELECT seq FROM failed_unfreezes)))
 ),
 stops AS MATERIALIZED (
   SELECT seq, card_id, kind, submitted_at, at_ms, awaiting,
