@@ -33,13 +33,30 @@ function pathSetting(
   const fromEnv = inputs.env[variable];
   if (flag.value !== undefined) {
     if (flag.value === '') throw new ConfigError(flag.name, 'expected a path, got ""');
-    return { path: resolve(inputs.cwd, flag.value), origin: flag.name };
+    return { path: resolve(inputs.cwd, unspaced(flag.name, flag.value)), origin: flag.name };
   }
   if (fromEnv !== undefined && fromEnv !== '')
-    return { path: resolve(inputs.cwd, fromEnv), origin: variable };
+    return { path: resolve(inputs.cwd, unspaced(variable, fromEnv)), origin: variable };
   if (fromFile.value !== undefined && file)
-    return { path: resolve(file.dir, fromFile.value), origin: fromFile.key };
+    return {
+      path: resolve(file.dir, unspaced(fromFile.key, fromFile.value)),
+      origin: fromFile.key,
+    };
   return { path: resolve(inputs.cwd, fallback), origin: variable };
+}
+
+/**
+ * `value`, refused with `key` when whitespace starts or ends it: SQLite opens `mirror.sqlite ` as
+ * `mirror.sqlite` while the checks before it take the name as given (a `sync` wrote to the mirror
+ * a `reconcile` then found missing), and a reports folder `reports ` is a new, unwatched folder.
+ */
+function unspaced(key: string, value: string): string {
+  if (value.trim() !== value)
+    throw new ConfigError(
+      key,
+      `expected a path without spaces around it, got ${JSON.stringify(value.slice(0, 200))}`,
+    );
+  return value;
 }
 
 /** Like {@link pathSetting}, for a setting that is off unless given somewhere. */
