@@ -247,3 +247,17 @@ describe('cardsync orders import killed', () => {
     expect(scratches()).toEqual([]);
   });
 });
+
+describe('cardsync orders import given no file name', () => {
+  it('refuses an empty FILE (an unset "$BOOKS"), naming the argument, not the working folder it would read', async () => {
+    const { env, db } = freshEnv();
+    const before = readdirSync(dir).sort();
+    const result = await runCliProcess(['orders', 'import', '', '--merchant', 'mch_1'], env, {
+      cwd: dir,
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual(['cardsync: FILE: expected a path, got ""']);
+    expect(existsSync(db)).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(before);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { addMerchantOptions, type MerchantFlags } from '../merchant-options.js';
+import { nonEmptyOption } from '../option-parsers.js';
 import { merchantOrderNoOption } from '../order-option-parsers.js';
 
 /** The flags of `cardsync orders import`. */
@@ -25,7 +26,7 @@ export function registerOrdersCommand(program: Command, io: CliIo): void {
     .description(
       "import a merchant's order journal (CSV, reference-model section 5): all rows or none; the same file twice changes nothing",
     )
-    .argument('<file>', 'the journal file')
+    .argument('<file>', 'the journal file', nonEmptyOption('FILE', 'a path'))
     .option(
       '--merchant <id>',
       'whose books these are; may be left out when the configuration or the mirror names one merchant',
