@@ -232,21 +232,30 @@ const SWITCH: Readonly<Record<string, boolean>> = {
   false: false,
 };
 
-/** `CODE=value` items (check codes upper-cased), each refused with `key` when malformed. */
+/**
+ * `CODE=value` items (check codes upper-cased), each refused with `key` when malformed, and a
+ * code given twice refused too: which of `OVER_REFUND=5,OVER_REFUND=50` was meant is no guess
+ * to make, as the config file refuses a key given twice rather than keep the last.
+ */
 function pairs(
   key: string,
   items: readonly string[] | undefined,
   expected: string,
   emptyItems: 'skip' | 'refuse',
 ): [string, string][] {
+  const seen = new Set<string>();
   return (items ?? [])
     .map((item) => item.trim())
     .filter((item) => item !== '' || emptyItems === 'refuse')
     .map((item) => {
       const match = /^([A-Za-z_]+)=(.*)$/.exec(item);
       if (!match) throw new ConfigError(key, `expected ${expected}, got ${quote(item)}`);
-      const [, code = '', value = ''] = match;
-      return [code.toUpperCase(), value.trim()];
+      const [, given = '', value = ''] = match;
+      const code = given.toUpperCase();
+      if (seen.has(code))
+        throw new ConfigError(key, `expected each check code once, got ${code.slice(0, 60)} again`);
+      seen.add(code);
+      return [code, value.trim()];
     });
 }
 

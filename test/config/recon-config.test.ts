@@ -35,6 +35,18 @@ describe('resolveReconSettings: lists of CODE=value', () => {
     expect(settings.enabled.STALE_PENDING).toBe(false);
   });
 
+  it('refuses a check code given twice in one flag list or variable, as the config file refuses a key given twice', () => {
+    expect(
+      configError(() => resolveReconSettings({ tolerance: ['OVER_REFUND=5', 'over_refund=6'] }, {}))
+        .message,
+    ).toBe('--tolerance: expected each check code once, got OVER_REFUND again');
+    expect(
+      configError(() =>
+        resolveReconSettings({}, { CARDSYNC_RECON_CHECKS: 'STALE_PENDING=off,STALE_PENDING=on' }),
+      ).message,
+    ).toBe('CARDSYNC_RECON_CHECKS: expected each check code once, got STALE_PENDING again');
+  });
+
   it('lets a flag override the variable per check code', () => {
     const settings = resolveReconSettings(
       { check: ['STALE_PENDING=on'], tolerance: ['OVER_REFUND=7'] },
