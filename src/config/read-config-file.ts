@@ -67,6 +67,9 @@ function lineAndColumn(text: string, offset: number): string {
 function kindOf(value: unknown): string {
   // JSON.parse reads 1e400 as Infinity, which JSON.stringify would print as null.
   if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large to read';
+  // Past 2^53 JSON.parse rounds to a neighbour (9007199254740993 reads ...992): never quote that.
+  if (typeof value === 'number' && Math.abs(value) > Number.MAX_SAFE_INTEGER)
+    return 'a number past 2^53, too large to read exactly';
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
     return JSON.stringify(value);
   }

@@ -409,6 +409,15 @@ describe('configuration from a config file (--config)', () => {
         /^sync\.concurrency: expected a whole number from 1 to 64, got a number too large to read \(in .*huge\.json\)$/,
       );
     });
+
+    it('never quotes a whole number past 2^53 as the neighbour JSON.parse rounded it to', async () => {
+      await f.file('big.json', '{ "sync": { "lookbackHours": 9007199254740993 } }');
+      await expectConfigError(
+        f.load({ config: 'big.json' }),
+        'sync.lookbackHours',
+        /^sync\.lookbackHours: expected a whole number from 0 to 2160, got a number past 2\^53, too large to read exactly \(in .*big\.json\)$/,
+      );
+    });
   });
 
   describe('merchants', () => {
