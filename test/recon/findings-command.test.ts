@@ -79,6 +79,11 @@ describe('cardsync findings', () => {
       (_f: string) => ['feedfacefeedface', '--reason', 'x', '--until', '2099-01-01'],
       /FINGERPRINT: no finding feedfacefeedface/,
     ],
+    [
+      'an empty fingerprint (an unset shell variable)',
+      () => ['', '--reason', 'x', '--until', '2099-01-01'],
+      /^cardsync: FINGERPRINT: expected a fingerprint as the reports print it, got ""$/,
+    ],
     ['a missing reason', (f: string) => [f, '--until', '2099-01-01'], /--reason/],
     [
       'an empty reason',

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
+import { nonEmptyOption } from '../option-parsers.js';
 
 /** The flags every `cardsync findings` subcommand takes. */
 export interface MirrorFlags {
@@ -39,7 +40,11 @@ export function registerFindingsCommand(program: Command, io: CliIo): void {
     findings
       .command('ack')
       .description('acknowledge a finding: out of the main report until a date or a change')
-      .argument('<fingerprint>', 'the finding, as the reports and `findings list` print it')
+      .argument(
+        '<fingerprint>',
+        'the finding, as the reports and `findings list` print it',
+        nonEmptyOption('FINGERPRINT', 'a fingerprint as the reports print it'),
+      )
       .requiredOption('--reason <text>', 'why the finding is acceptable for now')
       .requiredOption(
         '--until <date>',
