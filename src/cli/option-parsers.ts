@@ -23,14 +23,14 @@ export function fractionOption(flag: string) {
   };
 }
 
-/** A comma-separated list of known currency codes. */
+/** A comma-separated list of known currency codes; an empty item (`USD,,JPY`, `""`) is quoted as one. */
 export function currencyListOption(flag: string) {
   return (value: string): string[] => {
     const codes = value.split(',').map((c) => c.trim().toUpperCase());
     const unknown = codes.filter((c) => !isKnownCurrency(c));
     if (codes.length === 0 || unknown.length > 0) {
       throw new UsageError(
-        `${flag} must be ISO 4217 codes separated by commas (e.g. USD,JPY); unknown: ${unknown.join(', ')}`,
+        `${flag} must be ISO 4217 codes separated by commas (e.g. USD,JPY); unknown: ${unknown.map((c) => JSON.stringify(c.slice(0, 40))).join(', ')}`,
       );
     }
     return codes;

@@ -84,6 +84,8 @@ describe('cardsync sandbox', () => {
     [['sandbox', '--port', 'abc'], '--port must be a whole number from 0 to 65535'],
     [['sandbox', '--merchants', '0'], '--merchants must be a whole number from 1 to 100'],
     [['sandbox', '--currency', 'USD,XYZ'], '--currency must be ISO 4217 codes'],
+    [['sandbox', '--currency', ''], 'unknown: ""\n'],
+    [['sandbox', '--currency', 'USD,,JPY'], 'unknown: ""\n'],
     [['sandbox', '--failure-rate', '1.5'], '--failure-rate must be a number from 0 to 1'],
     [['sandbox', '--processing-delay', 'soon'], '--processing-delay must be milliseconds'],
     [['sandbox', '--bogus'], "unknown option '--bogus'"],
