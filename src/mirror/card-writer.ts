@@ -2,8 +2,19 @@ import type { Statement } from 'better-sqlite3';
 import type { Card } from '../contract/index.js';
 import { createdAtSpan, spanReadLimit } from './created-at-span.js';
 import { minorColumn } from './minor-column.js';
+import type { QuarantinedRecord } from './quarantine-writer.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 import type { WriteContext, WriteCounts } from './transaction-writer.js';
+
+/** What writing a page of cards did, and the cards it left to quarantine. */
+export interface CardWriteCounts extends WriteCounts {
+  /**
+   * Cards whose id the mirror holds as another merchant's, not written (absent when there are
+   * none): `cards` is keyed by `card_id` alone, so writing one would take the card from the
+   * merchant that read it first.
+   */
+  otherMerchants?: QuarantinedRecord[];
+}
 
 const UPSERT = `
 INSERT INTO cards (card_id, merchant_id, card_offering_id, last_four, status, balance,
@@ -78,15 +89,28 @@ export class CardWriter {
     this.#touch = db.prepare(TOUCH);
   }
 
-  /** Write `cards`; call inside the caller's transaction. */
-  write(cards: Iterable<Card>, context: WriteContext): WriteCounts {
-    const counts: WriteCounts = { inserted: 0, updated: 0, unchanged: 0 };
+  /**
+   * Write `cards`; call inside the caller's transaction. A card the mirror holds as another
+   * merchant's is left as it is, and returned in `otherMerchants` for the caller to quarantine.
+   */
+  write(cards: Iterable<Card>, context: WriteContext): CardWriteCounts {
+    const counts: CardWriteCounts = { inserted: 0, updated: 0, unchanged: 0 };
     const page = [...cards];
     if (page.length === 0) return counts;
     const stored = this.#stored(page, context.merchantId);
     const unchanged: number[] = [];
     for (const card of page) {
       const previous = stored.get(card.cardId);
+      if (previous !== undefined && previous[2] !== context.merchantId) {
+        counts.otherMerchants ??= [];
+        counts.otherMerchants.push({
+          resource: 'cards',
+          recordId: card.cardId,
+          reason: `/cardId ${card.cardId} is a card of merchant ${previous[2]} in the mirror, not of ${context.merchantId}`,
+          raw: card,
+        });
+        continue;
+      }
       if (previous !== undefined && sameCard(previous, card, context.merchantId)) {
         unchanged.push(previous[0]);
         continue;

@@ -81,7 +81,9 @@ export class QuarantineWriter {
                               AND w.filter IS NULL
                               AND t.created_at BETWEEN w.start_at AND w.end_at
                              WHERE t.transaction_id = quarantine.record_id))
-             OR (resource = 'cards' AND record_id IN (SELECT card_id FROM cards)))`,
+             OR (resource = 'cards'
+                 AND EXISTS (SELECT 1 FROM cards c WHERE c.card_id = quarantine.record_id
+                               AND c.merchant_id = @merchantId)))`,
       )
       .run({ at: context.observedAt, merchantId: context.merchantId, runId: context.runId })
       .changes;

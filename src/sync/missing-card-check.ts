@@ -69,7 +69,10 @@ export async function checkMissingCards(
         try {
           const card = await context.api.getCard(cardId, { signal: context.signal });
           context.writers.atomically(() => {
-            if (card.merchantId === merchantId) context.writers.cards.write([card], write);
+            if (card.merchantId === merchantId) {
+              const { otherMerchants = [] } = context.writers.cards.write([card], write);
+              context.writers.quarantine.write(otherMerchants, write);
+            }
             context.writers.merchants.recordMissingCard(cardId, 'found', write);
           });
         } catch (error) {

@@ -76,6 +76,7 @@ function checkpoint(): [] {
 
 function writeCardPage(page: CardPageCommit, runId: string): CardPageCounts {
   const write = { merchantId: page.merchantId, runId, observedAt: page.observedAt };
-  const counts = writers.cards.write(page.cards, write);
-  return { ...counts, quarantined: writers.quarantine.write(page.quarantined, write) };
+  const { otherMerchants = [], ...counts } = writers.cards.write(page.cards, write);
+  const quarantined = writers.quarantine.write([...page.quarantined, ...otherMerchants], write);
+  return { ...counts, quarantined };
 }

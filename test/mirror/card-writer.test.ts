@@ -158,7 +158,8 @@ describe('CardWriter', () => {
       context('run-1', RUN1.observedAt, 'm-2'),
     );
     // Days 5 to 9 read again, one with a new balance; then cards the span's read cannot find:
-    // one whose createdAt moved, a new one, and one the mirror holds under another merchant.
+    // one whose createdAt moved, a new one, and one the mirror holds under another merchant
+    // (left as it is, for the caller to quarantine).
     const page = [
       stored[4] as Card,
       stored[5] as Card,
@@ -169,11 +170,23 @@ describe('CardWriter', () => {
       card({ cardId: 'new', createdAt: at(8) }),
       card({ cardId: 'other', createdAt: at(6) }),
     ];
-    expect(writer.write(page, RUN2)).toEqual({ inserted: 1, updated: 1, unchanged: 6 });
+    expect(writer.write(page, RUN2)).toEqual({
+      inserted: 1,
+      updated: 1,
+      unchanged: 5,
+      otherMerchants: [
+        {
+          resource: 'cards',
+          recordId: 'other',
+          reason: '/cardId other is a card of merchant m-2 in the mirror, not of m-1',
+          raw: page[7],
+        },
+      ],
+    });
     expect(row('c-4')).toMatchObject({ observed_at: RUN2.observedAt, last_seen_run_id: 'run-2' });
     expect(row('c-6')).toMatchObject({ balance: '1.00', last_seen_run_id: 'run-2' });
     expect(row('c-15')).toMatchObject({ created_at: at(8), last_seen_run_id: 'run-2' });
-    expect(row('other')).toMatchObject({ merchant_id: 'm-1', last_seen_run_id: 'run-2' });
+    expect(row('other')).toMatchObject({ merchant_id: 'm-2', last_seen_run_id: 'run-1' });
     expect(row('c-3')).toMatchObject({ last_seen_run_id: 'run-1' });
     expect(row('c-9')).toMatchObject({ last_seen_run_id: 'run-1' });
   });
