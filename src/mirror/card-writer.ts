@@ -2,19 +2,8 @@ import type { Statement } from 'better-sqlite3';
 import type { Card } from '../contract/index.js';
 import { createdAtSpan, spanReadLimit } from './created-at-span.js';
 import { minorColumn } from './minor-column.js';
-import type { QuarantinedRecord } from './quarantine-writer.js';
 import type { SqliteDatabase } from './sqlite-database.js';
-import type { WriteContext, WriteCounts } from './transaction-writer.js';
-
-/** What writing a page of cards did, and the cards it left to quarantine. */
-export interface CardWriteCounts extends WriteCounts {
-  /**
-   * Cards whose id the mirror holds as another merchant's, not written (absent when there are
-   * none): `cards` is keyed by `card_id` alone, so writing one would take the card from the
-   * merchant that read it first.
-   */
-  otherMerchants?: QuarantinedRecord[];
-}
+import type { UpsertCounts, WriteContext } from './transaction-writer.js';
 
 const UPSERT = `
 INSERT INTO cards (card_id, merchant_id, card_offering_id, last_four, status, balance,
@@ -93,8 +82,8 @@ export class CardWriter {
    * Write `cards`; call inside the caller's transaction. A card the mirror holds as another
    * merchant's is left as it is, and returned in `otherMerchants` for the caller to quarantine.
    */
-  write(cards: Iterable<Card>, context: WriteContext): CardWriteCounts {
-    const counts: CardWriteCounts = { inserted: 0, updated: 0, unchanged: 0 };
+  write(cards: Iterable<Card>, context: WriteContext): UpsertCounts {
+    const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
     const page = [...cards];
     if (page.length === 0) return counts;
     const stored = this.#stored(page, context.merchantId);

@@ -80,7 +80,8 @@ export class QuarantineWriter {
                                ON w.run_id = @runId AND w.merchant_id = t.merchant_id
                               AND w.filter IS NULL
                               AND t.created_at BETWEEN w.start_at AND w.end_at
-                             WHERE t.transaction_id = quarantine.record_id))
+                             WHERE t.transaction_id = quarantine.record_id
+                               AND t.merchant_id = @merchantId))
              OR (resource = 'cards'
                  AND EXISTS (SELECT 1 FROM cards c WHERE c.card_id = quarantine.record_id
                                AND c.merchant_id = @merchantId)))`,

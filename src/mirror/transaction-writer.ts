@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Transaction } from '../contract/index.js';
 import { createdAtSpan, spanReadLimit } from './created-at-span.js';
 import { minorColumn } from './minor-column.js';
+import type { QuarantinedRecord } from './quarantine-writer.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
 /** Which run wrote, and when the rows were read. */
@@ -19,6 +20,16 @@ export interface WriteCounts {
   unchanged: number;
 }
 
+/** What an upsert of cards or transactions did, and the records it left to quarantine. */
+export interface UpsertCounts extends WriteCounts {
+  /**
+   * Records whose id the mirror holds as another merchant's, not written (absent when there
+   * are none): `cards` and `transactions` are keyed by the id alone, so writing one would take
+   * the record from the merchant that read it first.
+   */
+  otherMerchants?: QuarantinedRecord[];
+}
+
 /**
  * The columns a read sets, in the order of {@link TransactionWriter}'s `written` values; an
  * update compares the same ones. Positional parameters: binding by name costs a lookup per
@@ -32,6 +43,9 @@ const INSERT = `
 INSERT INTO transactions (transaction_id, ${WRITTEN}, first_seen_at, updated_at, updated_run_id)
 VALUES (?, ${WRITTEN_VALUES}, ?, ?, ?)
 ON CONFLICT (transaction_id) DO NOTHING`;
+
+/** The merchant the mirror holds a transaction under. */
+const OWNER = 'SELECT merchant_id FROM transactions WHERE transaction_id = ?';
 
 /** A row the mirror holds, when a written column differs; its first seen time is kept. */
 const UPDATE = `
@@ -84,11 +98,13 @@ export class TransactionWriter {
   readonly #insert: Statement;
   readonly #update: Statement;
   readonly #storedInSpan: Statement;
+  readonly #owner: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#insert = db.prepare(INSERT);
     this.#update = db.prepare(UPDATE);
     this.#storedInSpan = db.prepare(STORED_IN_SPAN).raw(true);
+    this.#owner = db.prepare(OWNER).pluck();
   }
 
   /**
@@ -96,9 +112,11 @@ export class TransactionWriter {
    *
    * The insert does nothing only when the mirror holds the id (its conflict clause names the
    * primary key alone; any other failure throws), so a row the update leaves alone is unchanged.
+   * A transaction the mirror holds as another merchant's is left as it is, and returned in
+   * `otherMerchants` for the caller to quarantine.
    */
-  write(rows: Iterable<Transaction>, context: WriteContext): WriteCounts {
-    const counts: WriteCounts = { inserted: 0, updated: 0, unchanged: 0 };
+  write(rows: Iterable<Transaction>, context: WriteContext): UpsertCounts {
+    const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
     const batch = Array.isArray(rows) ? (rows as readonly Transaction[]) : [...rows];
     if (batch.length === 0) return counts;
     const stored = this.#stored(batch, context.merchantId);
@@ -107,6 +125,8 @@ export class TransactionWriter {
         counts.unchanged += 1;
         continue;
       }
+      // Found in the merchant's own span: no other merchant's.
+      const own = stored.has(row.transactionId);
       // The mirror may now hold this version: a later copy in the batch is written again.
       stored.delete(row.transactionId);
       const { merchantId, observedAt, runId } = context;
@@ -125,9 +145,20 @@ export class TransactionWriter {
         row.createdAt,
       ];
       const id = row.transactionId;
-      if (this.#insert.run(id, written, observedAt, observedAt, runId).changes > 0)
+      if (this.#insert.run(id, written, observedAt, observedAt, runId).changes > 0) {
         counts.inserted += 1;
-      else if (this.#update.run(written, observedAt, runId, id, written).changes > 0)
+        continue;
+      }
+      const owner = own ? merchantId : (this.#owner.get(id) as string);
+      if (owner !== merchantId) {
+        counts.otherMerchants ??= [];
+        counts.otherMerchants.push({
+          resource: 'transactions',
+          recordId: id,
+          reason: `/transactionId ${id} is a transaction of merchant ${owner} in the mirror, not of ${merchantId}`,
+          raw: row,
+        });
+      } else if (this.#update.run(written, observedAt, runId, id, written).changes > 0)
         counts.updated += 1;
       else counts.unchanged += 1;
     }

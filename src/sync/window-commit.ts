@@ -59,8 +59,11 @@ export function writeWindow(
     observedAt: isoTime(window.readAt),
   };
   const { kept, refused } = screenTransactions(window.rows);
-  const counts = writers.transactions.write(kept, write);
-  const quarantined = writers.quarantine.write([...window.quarantined, ...refused], write);
+  const { otherMerchants = [], ...counts } = writers.transactions.write(kept, write);
+  const quarantined = writers.quarantine.write(
+    [...window.quarantined, ...refused, ...otherMerchants],
+    write,
+  );
   if (window.ahead) return { ...counts, quarantined };
   if (window.markDone) {
     const done = writers.progress.read(window.merchantId);

@@ -189,11 +189,24 @@ describe('TransactionWriter', () => {
     expect(row('tx-1')).toMatchObject({ created_at: '2026-01-10T09:00:00.001Z' });
   });
 
-  it("writes a row the mirror holds under another merchant, which the span's read leaves out", () => {
+  it("leaves a row the mirror holds under another merchant, which the span's read leaves out, and returns it to quarantine", () => {
     const { writer, row } = setup();
     writer.write([transaction()], context('run-1', RUN1.observedAt, 'm-2'));
-    expect(writer.write([transaction()], RUN2)).toEqual({ inserted: 0, updated: 1, unchanged: 0 });
-    expect(row('tx-1')).toMatchObject({ merchant_id: 'm-1' });
+    const read = transaction({ amount: '9.99' });
+    expect(writer.write([read], RUN2)).toEqual({
+      inserted: 0,
+      updated: 0,
+      unchanged: 0,
+      otherMerchants: [
+        {
+          resource: 'transactions',
+          recordId: 'tx-1',
+          reason: '/transactionId tx-1 is a transaction of merchant m-2 in the mirror, not of m-1',
+          raw: read,
+        },
+      ],
+    });
+    expect(row('tx-1')).toMatchObject({ merchant_id: 'm-2', amount: transaction().amount });
   });
 
   it('counts exactly when the span holds far more stored rows than the batch reads back', () => {

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CardIssuingClient } from '../../src/api/index.js';
+import { Database } from '../../src/sqlite-driver.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+/**
+ * Merchant b's client, with its transaction `renamed` carrying instead the id of `taken`, a
+ * transaction of merchant a: the same transaction id read under two merchants.
+ */
+function transactionIdOfTheOther(api: CardIssuingClient, renamed: string, taken: string): SyncApi {
+  return {
+    ...syncApiOf(api),
+    listTransactions: async (query, options) => {
+      const page = await api.listTransactions(query, options);
+      page.records = page.records.map((row) =>
+        row.transactionId === renamed ? { ...row, transactionId: taken } : row,
+      );
+      return page;
+    },
+  };
+}
+
+interface Row {
+  transaction_id: string;
+  merchant_id: string;
+  card_id: string;
+  amount: string;
+}
+
+describe('a transaction id that the mirror holds as another merchant’s', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 2,
+      seed: 'sync-transaction-of-two-merchants',
+      world: { cards: 20, transactions: 100, days: 10, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it('is quarantined for the merchant that read it second, naming both, and the transaction stays its first merchant’s', async () => {
+    expect((await w.sync()).outcome).toBe('done');
+    const [a, b] = w.t.sandbox.merchants;
+    // The newest: a range the next run reads again (its lookback).
+    const pick = (merchantId: string) => {
+      const db = new Database(w.mirrorFile, { readonly: true });
+      try {
+        return db
+          .prepare(
+            `SELECT transaction_id, merchant_id, card_id, amount FROM transactions
+             WHERE merchant_id = ? ORDER BY created_at DESC, transaction_id LIMIT 1`,
+          )
+          .get(merchantId) as Row;
+      } finally {
+        db.close();
+      }
+    };
+    const taken = pick(a!.merchantId);
+    const renamed = pick(b!.merchantId);
+
+    let made = 0;
+    const result = await w.sync({
+      // The harness wraps the merchants' clients in their order: the second is merchant b's.
+      wrapApi: (api) =>
+        made++ === 1
+          ? transactionIdOfTheOther(api, renamed.transaction_id, taken.transaction_id)
+          : syncApiOf(api),
+    });
+    expect(result.outcome).toBe('done');
+    expect(result.merchants[1]!.transactions.quarantined).toBe(1);
+
+    const after = new Database(w.mirrorFile, { readonly: true });
+    try {
+      expect(
+        after
+          .prepare(
+            'SELECT transaction_id, merchant_id, card_id, amount FROM transactions WHERE transaction_id = ?',
+          )
+          .get(taken.transaction_id),
+      ).toEqual(taken);
+      const quarantined = after
+        .prepare(
+          "SELECT merchant_id, record_id, reason, raw_json FROM quarantine WHERE resource = 'transactions'",
+        )
+        .all() as { merchant_id: string; record_id: string; reason: string; raw_json: string }[];
+      expect(quarantined).toHaveLength(1);
+      const [row] = quarantined;
+      expect(row).toMatchObject({ merchant_id: b!.merchantId, record_id: taken.transaction_id });
+      expect(row!.reason).toContain('/transactionId');
+      expect(row!.reason).toContain(a!.merchantId);
+      expect(JSON.parse(row!.raw_json)).toMatchObject({
+        transactionId: taken.transaction_id,
+        cardId: renamed.card_id,
+        amount: renamed.amount,
+      });
+    } finally {
+      after.close();
+    }
+
+    // Merchant b never read a transaction of that id as its own: the next run, whose windows
+    // read it as merchant a's, resolves nothing.
+    expect((await w.sync()).outcome).toBe('done');
+    const last = new Database(w.mirrorFile, { readonly: true });
+    try {
+      expect(
+        last.prepare("SELECT resolved_at FROM quarantine WHERE resource = 'transactions'").all(),
+      ).toEqual([{ resolved_at: null }]);
+    } finally {
+      last.close();
+    }
+  });
+});
