@@ -80,7 +80,7 @@ export class CardWriter {
 
   /**
    * Write `cards`; call inside the caller's transaction. A card the mirror holds as another
-   * merchant's is left as it is, and returned in `otherMerchants` for the caller to quarantine.
+   * merchant's is left as it is, and returned in `conflicting` for the caller to quarantine.
    */
   write(cards: Iterable<Card>, context: WriteContext): UpsertCounts {
     const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
@@ -91,8 +91,8 @@ export class CardWriter {
     for (const card of page) {
       const previous = stored.get(card.cardId);
       if (previous !== undefined && previous[2] !== context.merchantId) {
-        counts.otherMerchants ??= [];
-        counts.otherMerchants.push({
+        counts.conflicting ??= [];
+        counts.conflicting.push({
           resource: 'cards',
           recordId: card.cardId,
           reason: `/cardId ${card.cardId} is a card of merchant ${previous[2]} in the mirror, not of ${context.merchantId}`,

@@ -23,11 +23,13 @@ export interface WriteCounts {
 /** What an upsert of cards or transactions did, and the records it left to quarantine. */
 export interface UpsertCounts extends WriteCounts {
   /**
-   * Records whose id the mirror holds as another merchant's, not written (absent when there
-   * are none): `cards` and `transactions` are keyed by the id alone, so writing one would take
-   * the record from the merchant that read it first.
+   * Records not written, for the caller to quarantine (absent when there are none): one whose
+   * id the mirror holds as another merchant's (`cards` and `transactions` are keyed by the id
+   * alone, so writing it would take the record from the merchant that read it first), and a
+   * transaction whose id the mirror holds created at another time (a `createdAt` never changes:
+   * writing it would lose the other record).
    */
-  otherMerchants?: QuarantinedRecord[];
+  conflicting?: QuarantinedRecord[];
 }
 
 /**
@@ -44,8 +46,8 @@ INSERT INTO transactions (transaction_id, ${WRITTEN}, first_seen_at, updated_at,
 VALUES (?, ${WRITTEN_VALUES}, ?, ?, ?)
 ON CONFLICT (transaction_id) DO NOTHING`;
 
-/** The merchant the mirror holds a transaction under. */
-const OWNER = 'SELECT merchant_id FROM transactions WHERE transaction_id = ?';
+/** The merchant the mirror holds a transaction under, and its `createdAt`. */
+const HELD = 'SELECT merchant_id, created_at FROM transactions WHERE transaction_id = ?';
 
 /** A row the mirror holds, when a written column differs; its first seen time is kept. */
 const UPDATE = `
@@ -98,13 +100,13 @@ export class TransactionWriter {
   readonly #insert: Statement;
   readonly #update: Statement;
   readonly #storedInSpan: Statement;
-  readonly #owner: Statement;
+  readonly #held: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#insert = db.prepare(INSERT);
     this.#update = db.prepare(UPDATE);
     this.#storedInSpan = db.prepare(STORED_IN_SPAN).raw(true);
-    this.#owner = db.prepare(OWNER).pluck();
+    this.#held = db.prepare(HELD).raw(true);
   }
 
   /**
@@ -112,8 +114,8 @@ export class TransactionWriter {
    *
    * The insert does nothing only when the mirror holds the id (its conflict clause names the
    * primary key alone; any other failure throws), so a row the update leaves alone is unchanged.
-   * A transaction the mirror holds as another merchant's is left as it is, and returned in
-   * `otherMerchants` for the caller to quarantine.
+   * A transaction the mirror holds as another merchant's, or created at another time, is left as
+   * it is, and the one read returned in `conflicting` for the caller to quarantine.
    */
   write(rows: Iterable<Transaction>, context: WriteContext): UpsertCounts {
     const counts: UpsertCounts = { inserted: 0, updated: 0, unchanged: 0 };
@@ -125,8 +127,8 @@ export class TransactionWriter {
         counts.unchanged += 1;
         continue;
       }
-      // Found in the merchant's own span: no other merchant's.
-      const own = stored.has(row.transactionId);
+      // Found in the merchant's own span: no other merchant's, and its createdAt at hand.
+      const known = stored.get(row.transactionId);
       // The mirror may now hold this version: a later copy in the batch is written again.
       stored.delete(row.transactionId);
       const { merchantId, observedAt, runId } = context;
@@ -149,13 +151,21 @@ export class TransactionWriter {
         counts.inserted += 1;
         continue;
       }
-      const owner = own ? merchantId : (this.#owner.get(id) as string);
-      if (owner !== merchantId) {
-        counts.otherMerchants ??= [];
-        counts.otherMerchants.push({
+      const [owner, createdAt] = known
+        ? [merchantId, known[9]]
+        : (this.#held.get(id) as [string, string]);
+      const refusal =
+        owner !== merchantId
+          ? `/transactionId ${id} is a transaction of merchant ${owner} in the mirror, not of ${merchantId}`
+          : createdAt !== row.createdAt
+            ? `/createdAt ${row.createdAt} of transaction ${id}, which the mirror holds created at ${createdAt}: a createdAt never changes, so two records share the id`
+            : null;
+      if (refusal !== null) {
+        counts.conflicting ??= [];
+        counts.conflicting.push({
           resource: 'transactions',
           recordId: id,
-          reason: `/transactionId ${id} is a transaction of merchant ${owner} in the mirror, not of ${merchantId}`,
+          reason: refusal,
           raw: row,
         });
       } else if (this.#update.run(written, observedAt, runId, id, written).changes > 0)

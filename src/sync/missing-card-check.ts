@@ -70,8 +70,8 @@ export async function checkMissingCards(
           const card = await context.api.getCard(cardId, { signal: context.signal });
           context.writers.atomically(() => {
             if (card.merchantId === merchantId) {
-              const { otherMerchants = [] } = context.writers.cards.write([card], write);
-              context.writers.quarantine.write(otherMerchants, write);
+              const { conflicting = [] } = context.writers.cards.write([card], write);
+              context.writers.quarantine.write(conflicting, write);
             }
             context.writers.merchants.recordMissingCard(cardId, 'found', write);
           });

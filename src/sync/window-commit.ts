@@ -59,9 +59,9 @@ export function writeWindow(
     observedAt: isoTime(window.readAt),
   };
   const { kept, refused } = screenTransactions(window.rows);
-  const { otherMerchants = [], ...counts } = writers.transactions.write(kept, write);
+  const { conflicting = [], ...counts } = writers.transactions.write(kept, write);
   const quarantined = writers.quarantine.write(
-    [...window.quarantined, ...refused, ...otherMerchants],
+    [...window.quarantined, ...refused, ...conflicting],
     write,
   );
   if (window.ahead) return { ...counts, quarantined };

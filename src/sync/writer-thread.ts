@@ -76,7 +76,7 @@ function checkpoint(): [] {
 
 function writeCardPage(page: CardPageCommit, runId: string): CardPageCounts {
   const write = { merchantId: page.merchantId, runId, observedAt: page.observedAt };
-  const { otherMerchants = [], ...counts } = writers.cards.write(page.cards, write);
-  const quarantined = writers.quarantine.write([...page.quarantined, ...otherMerchants], write);
+  const { conflicting = [], ...counts } = writers.cards.write(page.cards, write);
+  const quarantined = writers.quarantine.write([...page.quarantined, ...conflicting], write);
   return { ...counts, quarantined };
 }

@@ -174,7 +174,7 @@ describe('CardWriter', () => {
       inserted: 1,
       updated: 1,
       unchanged: 5,
-      otherMerchants: [
+      conflicting: [
         {
           resource: 'cards',
           recordId: 'other',

@@ -181,12 +181,34 @@ describe('TransactionWriter', () => {
     expect(row('o-0')).toMatchObject({ updated_run_id: 'run-1' });
   });
 
-  it('writes a re-read row whose createdAt moved out of the span of the stored rows', () => {
+  it('leaves a row when one read under its id has another createdAt, out of the span of the stored rows or in it, and returns that one to quarantine', () => {
     const { writer, row } = setup();
     writer.write([transaction({ createdAt: '2026-01-10T09:00:00.000Z' })], RUN1);
-    const counts = writer.write([transaction({ createdAt: '2026-01-10T09:00:00.001Z' })], RUN2);
-    expect(counts).toEqual({ inserted: 0, updated: 1, unchanged: 0 });
-    expect(row('tx-1')).toMatchObject({ created_at: '2026-01-10T09:00:00.001Z' });
+    // A createdAt never changes (reference-model section 7): two records share the id, and
+    // writing the second would lose the first.
+    const later = transaction({ createdAt: '2026-01-10T09:00:00.001Z', amount: '3.00' });
+    const inSpan = transaction({ transactionId: 'tx-2', createdAt: '2026-01-10T09:00:00.000Z' });
+    const counts = writer.write([later, inSpan, { ...later, transactionId: 'tx-3' }], RUN2);
+    expect(counts).toEqual({
+      inserted: 2,
+      updated: 0,
+      unchanged: 0,
+      conflicting: [
+        {
+          resource: 'transactions',
+          recordId: 'tx-1',
+          reason:
+            '/createdAt 2026-01-10T09:00:00.001Z of transaction tx-1, which the mirror holds created at 2026-01-10T09:00:00.000Z: a createdAt never changes, so two records share the id',
+          raw: later,
+        },
+      ],
+    });
+    expect(row('tx-1')).toMatchObject({ created_at: '2026-01-10T09:00:00.000Z', amount: '12.50' });
+    // Within the span of the stored rows as well.
+    const earlier = transaction({ createdAt: '2026-01-10T08:59:59.999Z' });
+    const both = writer.write([earlier, { ...later, transactionId: 'tx-3' }], RUN2);
+    expect(both.conflicting?.map((c) => c.recordId)).toEqual(['tx-1']);
+    expect(row('tx-1')).toMatchObject({ created_at: '2026-01-10T09:00:00.000Z' });
   });
 
   it("leaves a row the mirror holds under another merchant, which the span's read leaves out, and returns it to quarantine", () => {
@@ -197,7 +219,7 @@ describe('TransactionWriter', () => {
       inserted: 0,
       updated: 0,
       unchanged: 0,
-      otherMerchants: [
+      conflicting: [
         {
           resource: 'transactions',
           recordId: 'tx-1',

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CardIssuingClient } from '../../src/api/index.js';
+import { Database } from '../../src/sqlite-driver.js';
+import type { SyncApi } from '../../src/sync/sync-context.js';
+import { activeCard, postForced } from '../support/forced-transactions.js';
+import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
+
+/** The client, with transaction `renamed` listed under the id of `taken` (its other fields kept). */
+function sharingAnId(api: CardIssuingClient, renamed: string, taken: string): SyncApi {
+  return {
+    ...syncApiOf(api),
+    listTransactions: async (query, options) => {
+      const page = await api.listTransactions(query, options);
+      page.records = page.records.map((row) =>
+        row.transactionId === renamed ? { ...row, transactionId: taken } : row,
+      );
+      return page;
+    },
+  };
+}
+
+describe('two transactions listed under one id, created at different times', () => {
+  let w: SyncWorld;
+  beforeAll(async () => {
+    w = await startSyncWorld({
+      merchants: 1,
+      seed: 'sync-duplicate-transaction-id',
+      world: { cards: 20, transactions: 200, days: 20, anomaliesPerCode: 0 },
+    });
+  });
+  afterAll(async () => w.close());
+
+  it('keep one in the mirror and the other in quarantine, naming the createdAt the mirror holds, run after run', async () => {
+    const card = activeCard(w.t);
+    const at = Date.now() - 5 * 86_400_000;
+    const taken = await postForced(w.t, card, {
+      type: 'PURCHASE',
+      status: 'COMPLETED',
+      amount: '1.00',
+      createdAt: at,
+    });
+    const renamed = await postForced(w.t, card, {
+      type: 'PURCHASE',
+      status: 'COMPLETED',
+      amount: '2.00',
+      createdAt: at + 3_600_000,
+    });
+    const iso = (ms: number) => new Date(ms).toISOString();
+    for (const night of [1, 2]) {
+      const result = await w.sync({ wrapApi: (api) => sharingAnId(api, renamed, taken) });
+      expect(result.outcome, `night ${night}`).toBe('done');
+      const db = new Database(w.mirrorFile, { readonly: true });
+      try {
+        const kept = db
+          .prepare('SELECT amount, created_at FROM transactions WHERE transaction_id = ?')
+          .get(taken) as { amount: string; created_at: string };
+        const quarantined = db
+          .prepare(
+            "SELECT record_id, reason, raw_json, seen_count FROM quarantine WHERE resource = 'transactions'",
+          )
+          .all() as { record_id: string; reason: string; raw_json: string; seen_count: number }[];
+        expect(quarantined, `night ${night}`).toHaveLength(1);
+        const [row] = quarantined;
+        expect(row).toMatchObject({ record_id: taken });
+        expect(row!.reason).toContain('/createdAt');
+        expect(row!.reason).toContain(kept.created_at);
+        const raw = JSON.parse(row!.raw_json) as { amount: string; createdAt: string };
+        // Both versions are kept, one in each place, whichever landed first.
+        expect(
+          [
+            [kept.amount, kept.created_at],
+            [raw.amount, raw.createdAt],
+          ].sort(),
+        ).toEqual([
+          ['1.00', iso(at)],
+          ['2.00', iso(at + 3_600_000)],
+        ]);
+      } finally {
+        db.close();
+      }
+    }
+  });
+});
