@@ -3,6 +3,7 @@ import type { PageResult } from '../api/index.js';
 import type { Card } from '../contract/index.js';
 import type { QuarantinedRecord } from '../mirror/quarantine-writer.js';
 import { addLandedTo, CommitBatcher } from './commit-batcher.js';
+import { effectivePageSize } from './effective-page-size.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import { screenCards } from './record-screen.js';
 import { type MerchantSyncContext, readTime } from './sync-context.js';
@@ -64,11 +65,15 @@ async function snapshotCards(
   for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
     const page1 = first ?? (await readFirstCardPage(context));
     first = null;
-    const { total, limit } = page1.pagination;
+    const { total } = page1.pagination;
+    const limit = effectivePageSize(page1);
     const seen = new Set<string>();
     let stable = true;
     const land = (page: PageResult<Card>) => {
-      if (page.pagination.total !== total || page.pagination.limit !== limit) stable = false;
+      // The first page's limit is what the upstream made of the one asked for; the others are
+      // asked for with `limit` and must keep it.
+      if (page.pagination.total !== total || (page !== page1 && page.pagination.limit !== limit))
+        stable = false;
       for (const card of page.records) seen.add(card.cardId);
       page.rejected.forEach((e, i) => {
         seen.add(e.recordId ?? `page${page.pagination.page}#${i}`);
