@@ -1,4 +1,4 @@
-import type { MalformedRecordError, PageResult } from '../api/index.js';
+import { MalformedRecordError, type PageResult } from '../api/index.js';
 import type { ListTransactionsQuery, Transaction } from '../contract/index.js';
 import { coarseFirst, SplitDensity } from './split-density.js';
 import { canSplit, isoTime, splitRange, startTimeFilter, type TimeRange } from './time-range.js';
@@ -117,9 +117,22 @@ export async function fetchWindow(
     endTime: isoTime(window.range.end + 1),
   };
   const call = { signal: options.signal };
+  // A hash of this read's first version of each id (not the row: rows landed ahead are let go),
+  // and the rows listed under an id it listed already with other content: two records sharing
+  // an id, which no re-read or split can tell apart. Told apart as pages arrive, so that
+  // `arrived` never hears of a twin as the row's last read.
+  let versions = new Map<string, number>();
+  let twins = new Set<Transaction>();
   const list = async (query: ListTransactionsQuery) => {
     const page = await lister.listTransactions(query, call);
-    options.arrived?.(page.records);
+    const read = versions;
+    const found = twins;
+    for (const row of page.records) {
+      const first = read.get(row.transactionId);
+      if (first === undefined) read.set(row.transactionId, contentHash(row));
+      else if (first !== contentHash(row)) found.add(row);
+    }
+    options.arrived?.(found.size === 0 ? page.records : page.records.filter((r) => !found.has(r)));
     return page;
   };
   const density = window.density;
@@ -133,6 +146,8 @@ export async function fetchWindow(
   const landedAhead = new Set<string>();
   let expected = 0;
   for (let attempt = 1; ; attempt++) {
+    versions = new Map();
+    twins = new Set();
     const first = await list({ ...base, page: 1, limit: pageSize });
     expected = first.pagination.total;
     const limit = first.pagination.limit;
@@ -141,10 +156,16 @@ export async function fetchWindow(
     if (pageCount > options.maxPages && canSplit(window.range))
       return cut(window.range, pageCount, options.maxPages, limit, expected, attempt);
     const seen = new Set<string>();
+    // Later versions listed under an id, kept apart until the read is judged.
+    const later: Transaction[] = [];
     let stable = true;
     const take = (page: PageResult<Transaction>) => {
       if (page.pagination.total !== expected || page.pagination.limit !== limit) stable = false;
       for (const row of page.records) {
+        if (twins.has(row)) {
+          later.push(row);
+          continue;
+        }
         seen.add(row.transactionId);
         rows.set(row.transactionId, row);
         if (landedAhead.size > 0) landedAhead.delete(row.transactionId);
@@ -169,16 +190,22 @@ export async function fetchWindow(
     // A record fixed upstream between attempts is no longer malformed.
     for (const id of rows.keys()) rejected.delete(id);
     for (const id of landedAhead) rejected.delete(id);
-    if (stable && seen.size === expected)
+    // Two records under one id are counted twice by the upstream: the later one quarantined.
+    // A read that does not count level so is drift: the version listed last wins, as ever.
+    if (stable && seen.size + twins.size === expected)
       return {
         kind: 'fetched',
         rows,
         landedAhead,
-        rejected: [...rejected.values()],
+        rejected: [...rejected.values(), ...[...twins].map((row) => sharedId(row, attempt))],
         expected,
         attempts: attempt,
         verified: true,
       };
+    for (const row of later) {
+      rows.set(row.transactionId, row);
+      if (landedAhead.size > 0) landedAhead.delete(row.transactionId);
+    }
     if (attempt >= ATTEMPTS_BEFORE_SPLIT && canSplit(window.range))
       return {
         kind: 'split',
@@ -242,6 +269,30 @@ async function readRemainingPages(
     throw error;
   }
   await landing;
+}
+
+/**
+ * A 32-bit FNV-1a hash of a row's fields besides its id: two rows listed under one id whose
+ * hashes differ are two records. (Two that collide are taken for one, as before: their window
+ * then never counts level, and is cut down and read as drift.)
+ */
+function contentHash(row: Transaction): number {
+  const text = `${row.cardId}\0${row.tradeNo}\0${row.type}\0${row.status}\0${row.amount}\0${row.fee}\0${row.currency}\0${row.merchantName}\0${row.createdAt}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** A row listed under an id that the same read listed with other content, to quarantine. */
+function sharedId(row: Transaction, attempts: number): MalformedRecordError {
+  return new MalformedRecordError(
+    row,
+    `/transactionId ${row.transactionId} is listed twice in one read of its window, with other content: two records share the id`,
+    { operation: 'listTransactions', attempts },
+  );
 }
 
 /** The `transactionId` a malformed record carries as its own, if it is text. */
