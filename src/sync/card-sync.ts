@@ -120,12 +120,17 @@ function cardPageCommit(
   const quarantined: QuarantinedRecord[] = [
     ...quarantineEntries('cards', page.rejected),
     ...refused,
-    ...foreign.map((card) => ({
-      resource: 'cards' as const,
-      recordId: card.cardId,
-      reason: `card of merchant ${card.merchantId}, not ${merchantId}`,
-      raw: card,
-    })),
+    ...foreign.map((card) => foreignCard(card, merchantId)),
   ];
   return { merchantId, cards: mine, quarantined, observedAt: isoTime(readTime(context)) };
+}
+
+/** The quarantine row of a card read for `merchantId` that names another merchant. */
+export function foreignCard(card: Card, merchantId: string): QuarantinedRecord {
+  return {
+    resource: 'cards',
+    recordId: card.cardId,
+    reason: `card of merchant ${card.merchantId}, not ${merchantId}`,
+    raw: card,
+  };
 }

@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { MalformedRecordError, UpstreamError } from '../api/index.js';
 import type { SqliteDatabase } from '../mirror/sqlite-database.js';
+import { foreignCard } from './card-sync.js';
 import { quarantineEntries } from './quarantine-entries.js';
 import { type MerchantSyncContext, readTime } from './sync-context.js';
 import type { MissingCardCounts } from './sync-result.js';
@@ -72,7 +73,7 @@ export async function checkMissingCards(
             if (card.merchantId === merchantId) {
               const { conflicting = [] } = context.writers.cards.write([card], write);
               context.writers.quarantine.write(conflicting, write);
-            }
+            } else context.writers.quarantine.write([foreignCard(card, merchantId)], write);
             context.writers.merchants.recordMissingCard(cardId, 'found', write);
           });
         } catch (error) {
