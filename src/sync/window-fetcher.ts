@@ -145,6 +145,8 @@ export async function fetchWindow(
   }
   const landedAhead = new Set<string>();
   let expected = 0;
+  // The ids the last read listed twice with other content (see below).
+  let twinsBefore = new Set<string>();
   for (let attempt = 1; ; attempt++) {
     versions = new Map();
     twins = new Set();
@@ -190,9 +192,17 @@ export async function fetchWindow(
     // A record fixed upstream between attempts is no longer malformed.
     for (const id of rows.keys()) rejected.delete(id);
     for (const id of landedAhead) rejected.delete(id);
-    // Two records under one id are counted twice by the upstream: the later one quarantined.
-    // A read that does not count level so is drift: the version listed last wins, as ever.
-    if (stable && seen.size + twins.size === expected)
+    // Two records under one id are counted twice by the upstream: the later one quarantined,
+    // once two reads in a row list the same ids twice. One read alone may be drift: on an
+    // upstream ordered by change, a row changed while we read is listed again further on, and a
+    // row moved past the pages read is missed, which would count level with the twin. A read
+    // that does not count level is drift too: the version listed last wins, as ever.
+    const twinIds = new Set([...twins].map((row) => row.transactionId));
+    const sameTwins =
+      twinIds.size === 0 ||
+      (twinIds.size === twinsBefore.size && [...twinIds].every((id) => twinsBefore.has(id)));
+    twinsBefore = twinIds;
+    if (stable && seen.size + twins.size === expected && sameTwins)
       return {
         kind: 'fetched',
         rows,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CardIssuingClient } from '../../src/api/index.js';
+import type { ListTransactionsQuery, Transaction } from '../../src/contract/index.js';
 import type { TimeRange } from '../../src/sync/time-range.js';
 import { fetchWindow, type WindowQuery } from '../../src/sync/window-fetcher.js';
 import { runWorkPool } from '../../src/sync/work-pool.js';
@@ -168,5 +169,62 @@ describe('a window of one millisecond holding many pages', () => {
     expect(landing).toBe(0);
     // No group is handed over after the failure was seen.
     expect(calls).toBe(2);
+  });
+});
+
+describe('a window read while a row moves on an upstream ordered by change', () => {
+  let t: TestSandbox;
+  let api: CardIssuingClient;
+  beforeAll(async () => {
+    t = await startTestSandbox({
+      seed: 'window-fetcher-moved-row',
+      world: { cards: 20, transactions: 1000, days: 20, anomaliesPerCode: 0 },
+    });
+    api = clientOf(t, t.sandbox.merchants[0]?.merchantId, 2);
+  });
+  afterAll(async () => {
+    await api.close();
+    await t.close();
+  });
+
+  it('reads it again, not taking the moved row for two records sharing its id', async () => {
+    const range: TimeRange = { start: Date.parse('2000-01-01T00:00:00Z'), end: Date.now() };
+    const total = (await api.listTransactions({ page: 1, limit: 1 })).pagination.total;
+    // On the first read, a row of the first page changes once that page is answered and moves
+    // to the end of the list: the last page lists it again, changed, and the row it pushed
+    // back (the last page's first) is listed by no page. The count stays level.
+    let reads = 0;
+    let moved: Transaction | undefined;
+    let missed: string | undefined;
+    const lister = {
+      listTransactions: async (
+        query: ListTransactionsQuery,
+        options?: { signal?: AbortSignal },
+      ) => {
+        const page = await api.listTransactions(query, options);
+        const at = query.page ?? 1;
+        if (at === 1) reads += 1;
+        if (reads === 1 && at === 1) moved = page.records[0];
+        const last = Math.ceil(page.pagination.total / page.pagination.limit);
+        if (reads === 1 && at === last && at > 1 && moved) {
+          missed = page.records[0]?.transactionId;
+          const changed = {
+            ...moved,
+            status: moved.status === 'PENDING' ? 'COMPLETED' : 'PENDING',
+          };
+          page.records = [changed as Transaction, ...page.records.slice(1)];
+        }
+        return page;
+      },
+    };
+    const result = await fetchWindow(lister, { range }, { maxPages: 20 });
+    if (result.kind !== 'fetched') throw new Error(`expected a fetched window, got ${result.kind}`);
+    expect(total).toBeGreaterThan(100);
+    expect(missed).toBeDefined();
+    expect(reads).toBe(2);
+    expect(result.verified).toBe(true);
+    expect(result.rejected).toEqual([]);
+    expect(result.rows.size).toBe(total);
+    expect(result.rows.has(missed as string)).toBe(true);
   });
 });
