@@ -148,6 +148,37 @@ describe('a window of one millisecond holding many pages', () => {
     expect(result.landedAhead.size).toBe(0);
   });
 
+  it('keeps the first of two records listed under one id and rejects the other, read after read', async () => {
+    // Every read lists its 2,000th row under the id of its first, with its own content.
+    let first: string | undefined;
+    let listed = 0;
+    const lister = {
+      listTransactions: async (
+        query: ListTransactionsQuery,
+        options?: { signal?: AbortSignal },
+      ) => {
+        const page = await api.listTransactions(query, options);
+        const at = query.page ?? 1;
+        if (at === 1) first = page.records[0]?.transactionId;
+        const offset = (at - 1) * page.pagination.limit;
+        page.records = page.records.map((row, i) =>
+          offset + i === 1_999 && first ? { ...row, transactionId: first } : row,
+        );
+        listed += page.records.length;
+        return page;
+      },
+    };
+    const result = await fetchWindow(lister, { range }, { maxPages: 3 });
+    if (result.kind !== 'fetched') throw new Error('a window of 1 ms cannot be split');
+    expect(result.verified).toBe(true);
+    // Read twice: one read alone may be drift.
+    expect(listed).toBe(2 * ROWS);
+    expect(result.rows.size).toBe(ROWS - 1);
+    expect(result.rejected.map((error) => error.message)).toEqual([
+      expect.stringContaining(`/transactionId ${first} is listed twice`),
+    ]);
+  });
+
   it('fails with a failed landing, once no landing is under way', async () => {
     let landing = 0;
     let calls = 0;
