@@ -100,7 +100,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return exitCode;
   };
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(withoutHelpOfUnknown(program, argv), { from: 'user' });
     return EXIT.OK;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -163,6 +163,32 @@ function commandOf(program: Command, argv: readonly string[]): string | undefine
   return program.commands
     .find((c) => c.name() === word || c.aliases().includes(word ?? ''))
     ?.name();
+}
+
+/**
+ * `argv` without the `help` of `help <word>` when `<word>` is no command there, so that the
+ * parser refuses the word as it refuses `cardsync <word>`: one line naming it, with the command
+ * it may have meant, where commander printed the whole help unasked.
+ * @example withoutHelpOfUnknown(program, ['help', 'synk']) // ['synk']: unknown command 'synk' (Did you mean sync?)
+ */
+function withoutHelpOfUnknown(program: Command, argv: readonly string[]): string[] {
+  let command = program;
+  for (const [i, word] of argv.entries()) {
+    if (word.startsWith('-')) break;
+    const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (word === 'help' && sub === undefined && command.commands.length > 0) {
+      const next = argv[i + 1];
+      const known = command.commands.some(
+        (c) => c.name() === next || c.aliases().includes(next ?? ''),
+      );
+      return next === undefined || next.startsWith('-') || known
+        ? [...argv]
+        : [...argv.slice(0, i), ...argv.slice(i + 1)];
+    }
+    if (sub === undefined) break;
+    command = sub;
+  }
+  return [...argv];
 }
 
 /**
