@@ -192,8 +192,8 @@ function withoutHelpOfUnknown(program: Command, argv: readonly string[]): string
 }
 
 /**
- * Whether `argv` gives `--json` to a command that has it, for errors commander meets while
- * parsing, before the action (and its parsed flags) exist.
+ * Whether `argv` gives `--json` to a command that has it (or to a group whose commands have it),
+ * for errors commander meets while parsing, before the action (and its parsed flags) exist.
  */
 function asksForJson(program: Command, argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
@@ -203,5 +203,7 @@ function asksForJson(program: Command, argv: readonly string[]): boolean {
     const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
     if (sub) command = sub;
   }
-  return words.includes('--json') && command.options.some((o) => o.long === '--json');
+  const hasJson = (c: Command) => c.options.some((o) => o.long === '--json');
+  // A group (`cards --json`, no command after it) answers for its commands, which have it.
+  return words.includes('--json') && (hasJson(command) || command.commands.some(hasJson));
 }

@@ -57,6 +57,9 @@ describe('--json when a command ends without a result', () => {
       [['demo', '--json', '--dir', ''], {}, 'USAGE_INVALID', /--dir/],
       [['run', '--json', '--fail-on', 'fatal'], {}, 'commander.invalidArgument', /--fail-on/],
       [['sync', '--json'], { CARDSYNC_BASE_URL: 'http://plain' }, 'CONFIG_INVALID', /BASE_URL/],
+      // A group given --json without its command: its commands have --json.
+      [['cards', '--json'], {}, 'commander.unknownOption', /--json/],
+      [['findings', '--json'], {}, 'commander.unknownOption', /--json/],
     ] as const;
     for (const [args, env, code, message] of cases) {
       const result = await runCliProcess(args, { ...f.env, ...env });
