@@ -467,6 +467,7 @@ export class CardIssuingClient implements UpstreamTime {
       requestId,
       lossy: response.lossy,
       surrogateEscapes: response.surrogateEscapes,
+      text: response.text,
     });
     if (!checked.ok) return { ok: false, failure: envelopeFailure(response, checked.reason) };
     this.#limiter.recordSuccess();

@@ -19,14 +19,20 @@ function recordIdOf(raw: unknown): string | undefined {
  * @example for (const bad of page.rejected) quarantine(bad.recordId, bad.reason, bad.raw);
  */
 export class MalformedRecordError extends UpstreamError {
-  /** The record exactly as it arrived (parsed JSON). */
+  /** The record as it arrived, parsed by `JSON.parse` (its numbers as doubles). */
   readonly raw: unknown;
   /** Why it was refused: each schema violation as `instancePath message`, joined by `; `. */
   readonly reason: string;
   /** `transactionId`, `cardId`, `id` or `orderNo` of the raw record, if present. */
   readonly recordId: string | undefined;
+  /** Private, so a logged error does not carry the record a second time. */
+  readonly #sent: unknown;
 
-  constructor(raw: unknown, reason: string, details: UpstreamErrorDetails) {
+  /**
+   * @param sent the record re-read from the body text by `parseExactly` (src/contract/exact-json.ts), its numbers as
+   * written; `raw` when the text is not at hand.
+   */
+  constructor(raw: unknown, reason: string, details: UpstreamErrorDetails, sent: unknown = raw) {
     const recordId = recordIdOf(raw);
     const which = recordId === undefined ? 'a record' : `record ${recordId}`;
     super('UPSTREAM_MALFORMED_RECORD', `${details.operation}: ${which} is malformed: ${reason}`, {
@@ -36,5 +42,15 @@ export class MalformedRecordError extends UpstreamError {
     this.raw = raw;
     this.reason = reason;
     this.recordId = recordId;
+    this.#sent = sent;
+  }
+
+  /**
+   * The record as the upstream wrote it, for the quarantine: each number a `LosslessNumber`
+   * holding its text (`12.50`, `9007199254740993`, `1e400`, which `JSON.parse` reads as 12.5,
+   * 9007199254740992 and Infinity), to be written back with `stringifyExactly`.
+   */
+  get sent(): unknown {
+    return this.#sent;
   }
 }

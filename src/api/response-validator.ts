@@ -7,6 +7,7 @@ import { utcInstant } from '../contract/utc-instant.js';
 import type { ListResult, PageResult } from './call-results.js';
 import { isCanonicalTimestamp } from './canonical-timestamp.js';
 import { MalformedRecordError } from './malformed-record-error.js';
+import { SentRecords } from './sent-records.js';
 
 /** What a response body turned out to be; `ok: false` means the envelope itself is broken. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -20,6 +21,11 @@ export interface ResponseContext {
   readonly lossy?: boolean | undefined;
   /** The body escapes a UTF-16 surrogate: a record holding one without its pair is refused. */
   readonly surrogateEscapes?: boolean | undefined;
+  /**
+   * The body's text: a refused record is read again from it as written, its numbers as sent
+   * (see sent-records.ts); without it, the refused record is kept as parsed.
+   */
+  readonly text?: string | undefined;
 }
 
 /** A UTF-16 surrogate without its pair (the regular expression reads code units). */
@@ -52,6 +58,12 @@ function textProblem(record: unknown, context: ResponseContext): string | null {
 const LOST_BYTES = 'holds bytes that are not UTF-8 (read as U+FFFD)';
 const LONE_SURROGATE_TEXT =
   'holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair): not Unicode text';
+
+/** Where a record stands in its answer: item `index` of `data`, or `data` itself. */
+interface RecordPlace {
+  readonly sent: SentRecords;
+  readonly index: number | undefined;
+}
 
 interface OperationValidators {
   readonly shape: ResponseShape;
@@ -165,12 +177,13 @@ export class ResponseValidator {
     if (!checked.ok) return checked;
     const raw = (body as { data: unknown }).data;
     const validate = this.#validators(operation).record;
+    const at = { sent: new SentRecords(context.text), index: undefined };
     const problem = textProblem(raw, context);
     if (problem !== null)
-      return { ok: true, value: this.#malformed(operation, raw, problem, context) };
+      return { ok: true, value: this.#malformed(operation, raw, problem, context, at) };
     if (!validate(raw))
-      return { ok: true, value: this.#rejection(operation, raw, validate, context) };
-    return { ok: true, value: this.#canonical<T>(operation, raw, context) };
+      return { ok: true, value: this.#rejection(operation, raw, validate, context, at) };
+    return { ok: true, value: this.#canonical<T>(operation, raw, context, at) };
   }
 
   /**
@@ -214,12 +227,17 @@ export class ResponseValidator {
     const validate = this.#validators(operation).record;
     const records: T[] = [];
     const rejected: MalformedRecordError[] = [];
-    for (const item of data) {
+    // Where each record stands in the answer, for a refused one to be read again as sent: one
+    // object per page, its index moved along, so a record that passes allocates nothing more.
+    const at = { sent: new SentRecords(context.text), index: 0 };
+    for (; at.index < data.length; at.index++) {
+      const item = data[at.index];
       const problem = textProblem(item, context);
-      if (problem !== null) rejected.push(this.#malformed(operation, item, problem, context));
-      else if (!validate(item)) rejected.push(this.#rejection(operation, item, validate, context));
+      if (problem !== null) rejected.push(this.#malformed(operation, item, problem, context, at));
+      else if (!validate(item))
+        rejected.push(this.#rejection(operation, item, validate, context, at));
       else {
-        const record = this.#canonical<T>(operation, item, context);
+        const record = this.#canonical<T>(operation, item, context, at);
         if (record instanceof MalformedRecordError) rejected.push(record);
         else records.push(record);
       }
@@ -235,12 +253,13 @@ export class ResponseValidator {
     operation: OperationId,
     record: unknown,
     context: ResponseContext,
+    at: RecordPlace,
   ): T | MalformedRecordError {
     const createdAt = (record as { createdAt?: unknown }).createdAt;
     if (typeof createdAt !== 'string' || isCanonicalTimestamp(createdAt)) return record as T;
     const canonical = utcInstant(createdAt);
     if (canonical === undefined)
-      return this.#malformed(operation, record, '/createdAt is not a real instant', context);
+      return this.#malformed(operation, record, '/createdAt is not a real instant', context, at);
     return { ...(record as object), createdAt: canonical } as T;
   }
 
@@ -249,8 +268,9 @@ export class ResponseValidator {
     raw: unknown,
     validate: ValidateFunction,
     context: ResponseContext,
+    at: RecordPlace,
   ): MalformedRecordError {
-    return this.#malformed(operation, raw, describeErrors(validate.errors), context);
+    return this.#malformed(operation, raw, describeErrors(validate.errors), context, at);
   }
 
   #malformed(
@@ -258,12 +278,14 @@ export class ResponseValidator {
     raw: unknown,
     reason: string,
     context: ResponseContext,
+    at: RecordPlace,
   ): MalformedRecordError {
-    return new MalformedRecordError(raw, reason, {
+    const details = {
       operation,
       attempts: context.attempts,
       status: context.status,
       requestId: context.requestId,
-    });
+    };
+    return new MalformedRecordError(raw, reason, details, at.sent.record(at.index, raw));
   }
 }

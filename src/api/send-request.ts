@@ -42,6 +42,11 @@ export interface ReceivedResponse {
   readonly headers: IncomingHttpHeaders;
   /** The parsed JSON, or undefined with `bodyProblem` set. */
   readonly body: unknown;
+  /**
+   * The body's text that `body` was parsed from, kept (not copied) so that a record refused
+   * can be read again from it as written (src/contract/exact-json.ts); undefined without a body.
+   */
+  readonly text: string | undefined;
   readonly bodyProblem: BodyProblem | undefined;
   /** The error that ended the body early (socket closed, body timeout), kept as a cause. */
   readonly bodyError: unknown;
@@ -169,15 +174,16 @@ export function parseBody(received: ReceivedBody): ReceivedResponse {
   if (bytes === undefined) {
     const bodyProblem = problem ?? 'cut-short';
     const flags = { lossy: false, surrogateEscapes: false };
-    return { status, headers, body: undefined, bodyProblem, bodyError, ...flags };
+    return { status, headers, body: undefined, text: undefined, bodyProblem, bodyError, ...flags };
   }
   const { text, lossy } = decode(bytes);
   const flags = { lossy, surrogateEscapes: escapesSurrogate(text) };
   try {
     const body: unknown = JSON.parse(text);
-    return { status, headers, body, bodyProblem: undefined, bodyError: undefined, ...flags };
+    const parsed = { body, text, bodyProblem: undefined, bodyError: undefined };
+    return { status, headers, ...parsed, ...flags };
   } catch (error) {
     const bodyProblem = 'not-json';
-    return { status, headers, body: undefined, bodyProblem, bodyError: error, ...flags };
+    return { status, headers, body: undefined, text, bodyProblem, bodyError: error, ...flags };
   }
 }

@@ -1,3 +1,5 @@
+import { isLosslessNumber } from 'lossless-json';
+
 /** What a card secret is replaced with wherever cardsync keeps or logs what the upstream sent. */
 export const REDACTED_SECRET = '[redacted]';
 
@@ -48,7 +50,7 @@ export function redactCardNumbers(text: string): string {
 }
 
 /**
- * A copy of `value` (parsed JSON) without card numbers and CVVs: the value of any field named
+ * A copy of `value` (parsed JSON, its numbers as doubles or kept as their text) without card numbers and CVVs: the value of any field named
  * `cardNumber` or `cvv` (or a usual variant: `pan`, `securityCode`, ...) at any depth, and any
  * other string that holds a card number (a full number sent in `lastFour`, say), except in
  * identifiers. Numbers outside strings are left alone, so amounts and timestamps are never
@@ -57,7 +59,11 @@ export function redactCardNumbers(text: string): string {
  * @example withoutCardSecrets({ cardId: 'card_1', cvv: '123' }) // { cardId: 'card_1', cvv: '[redacted]' }
  */
 export function withoutCardSecrets(value: unknown, key = ''): unknown {
-  if (SECRET_FIELD.test(key) && value !== null && typeof value !== 'object') return REDACTED_SECRET;
+  // A number kept as its text (src/contract/exact-json.ts) is a number here, not an object to copy.
+  const number = isLosslessNumber(value);
+  if (SECRET_FIELD.test(key) && value !== null && (typeof value !== 'object' || number))
+    return REDACTED_SECRET;
+  if (number) return value;
   if (typeof value === 'string') return ID_FIELD.test(key) ? value : redactCardNumbers(value);
   if (Array.isArray(value)) return value.map((item) => withoutCardSecrets(item, key));
   if (typeof value !== 'object' || value === null) return value;

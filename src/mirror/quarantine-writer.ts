@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { redactCardNumbers, withoutCardSecrets } from '../contract/card-secrets.js';
+import { parseExactly, stringifyExactly } from '../contract/exact-json.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 import type { WriteContext } from './transaction-writer.js';
 
@@ -26,11 +27,25 @@ export interface QuarantinedRecord {
   readonly resource: 'cards' | 'transactions' | 'offerings' | 'merchant_balance';
   readonly recordId?: string | undefined;
   readonly reason: string;
+  /** The record as parsed by `JSON.parse`: kept when `sentJson` is not given. */
   readonly raw: unknown;
+  /**
+   * The record's JSON text with its numbers as the upstream wrote them (`12.50`, not 12.5; see
+   * src/contract/exact-json.ts), card secrets not yet taken out: kept in place of `raw`.
+   */
+  readonly sentJson?: string | undefined;
+}
+
+/** A quarantined record's JSON for `raw_json`, without card numbers and CVVs. */
+function rawJsonOf(record: QuarantinedRecord): string {
+  const sent = record.sentJson === undefined ? undefined : parseExactly(record.sentJson);
+  if (sent !== undefined) return stringifyExactly(withoutCardSecrets(sent)) ?? 'null';
+  return JSON.stringify(withoutCardSecrets(record.raw)) ?? 'null';
 }
 
 /**
- * Keeps malformed upstream records with their raw JSON and the reason, once per distinct raw
+ * Keeps malformed upstream records with their raw JSON (numbers as the upstream wrote them) and
+ * the reason, once per distinct raw
  * record (seen again: `seen_count` and `last_seen_at` move), so nothing the upstream sent is
  * lost and the run goes on.
  */
@@ -48,7 +63,7 @@ export class QuarantineWriter {
     let fresh = 0;
     for (const record of records) {
       // A malformed record may carry anything: no card number or CVV is kept, nor hashed.
-      const raw = JSON.stringify(withoutCardSecrets(record.raw)) ?? 'null';
+      const raw = rawJsonOf(record);
       const row = this.#upsert.get({
         merchantId: context.merchantId,
         resource: record.resource,

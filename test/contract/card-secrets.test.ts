@@ -5,6 +5,7 @@ import {
   redactCardSecrets,
   withoutCardSecrets,
 } from '../../src/contract/card-secrets.js';
+import { parseExactly, stringifyExactly } from '../../src/contract/exact-json.js';
 
 // Test numbers of the card schemes: each passes the Luhn check.
 const VISA = '4111111111111111';
@@ -56,6 +57,15 @@ describe('card secrets', () => {
       id: VISA,
     };
     expect(withoutCardSecrets(record)).toEqual(record);
+  });
+
+  it('replaces a sensitive field whose number is kept as written, and keeps every other such number as written', () => {
+    const sent = parseExactly(
+      `{"cvv":123,"pan":${NOT_LUHN},"amount":12.50,"fee":9007199254740993,"rate":1e400}`,
+    );
+    expect(stringifyExactly(withoutCardSecrets(sent))).toBe(
+      `{"cvv":"${REDACTED_SECRET}","pan":"${REDACTED_SECRET}","amount":12.50,"fee":9007199254740993,"rate":1e400}`,
+    );
   });
 
   it('works on JSON text, and on text that does not parse as plain text', () => {
