@@ -29,8 +29,8 @@ export class MalformedRecordError extends UpstreamError {
   readonly #sent: unknown;
 
   /**
-   * @param sent the record re-read from the body text by `parseExactly` (src/contract/exact-json.ts), its numbers as
-   * written; `raw` when the text is not at hand.
+   * @param sent the record re-read from the body text by `parseExactly`
+   * (src/contract/exact-json.ts), its numbers as written; `raw` when the text is not at hand.
    */
   constructor(raw: unknown, reason: string, details: UpstreamErrorDetails, sent: unknown = raw) {
     const recordId = recordIdOf(raw);

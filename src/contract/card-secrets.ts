@@ -50,8 +50,9 @@ export function redactCardNumbers(text: string): string {
 }
 
 /**
- * A copy of `value` (parsed JSON, its numbers as doubles or kept as their text) without card numbers and CVVs: the value of any field named
- * `cardNumber` or `cvv` (or a usual variant: `pan`, `securityCode`, ...) at any depth, and any
+ * A copy of `value` (parsed JSON, its numbers as doubles or kept as their text) without card
+ * numbers and CVVs: the value of any field named `cardNumber` or `cvv` (or a usual variant:
+ * `pan`, `securityCode`, ...) at any depth, and any
  * other string that holds a card number (a full number sent in `lastFour`, say), except in
  * identifiers. Numbers outside strings are left alone, so amounts and timestamps are never
  * touched. A malformed record from

@@ -45,9 +45,8 @@ function rawJsonOf(record: QuarantinedRecord): string {
 
 /**
  * Keeps malformed upstream records with their raw JSON (numbers as the upstream wrote them) and
- * the reason, once per distinct raw
- * record (seen again: `seen_count` and `last_seen_at` move), so nothing the upstream sent is
- * lost and the run goes on.
+ * the reason, once per distinct raw record (seen again: `seen_count` and `last_seen_at` move), so
+ * nothing the upstream sent is lost and the run goes on.
  */
 export class QuarantineWriter {
   readonly #db: SqliteDatabase;
