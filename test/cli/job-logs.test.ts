@@ -1,12 +1,22 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { acquireMirrorLock } from '../../src/mirror/mirror-lock.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
-import { sqliteDriver } from '../../src/sqlite-driver.js';
+import { Database, sqliteDriver } from '../../src/sqlite-driver.js';
 import { type CliResult, runCliProcess, startCliProcess } from '../support/cli-process.js';
 import { deadPort } from '../support/egress-proxy.js';
 import { type JobFixture, startJobFixture } from './job-fixture.js';
+
+/** Whether a sync of the mirror at `db` is recorded as running. */
+function syncRunning(db: string): boolean {
+  const reader = new Database(db, { readonly: true });
+  try {
+    return reader.prepare("SELECT 1 FROM sync_runs WHERE outcome = 'running'").get() !== undefined;
+  } finally {
+    reader.close();
+  }
+}
 
 // What an operator's log shipper reads from `run`, `sync` and `reconcile` under cron or systemd
 // (stderr not a terminal): pino JSON lines, each of them naming the run, the last one `run
@@ -228,7 +238,13 @@ describe('the logs of the job commands, stderr not a terminal', () => {
     f.t.sandbox.faults.replace([{ kind: 'latency', ms: 400 }]);
     try {
       const cli = startCliProcess(['run'], f.env);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Stopped once its sync is under way (its run recorded, its answers 400 ms out): a fixed
+      // 1.5 s stopped it before its merchant's sync began on a loaded machine.
+      await vi.waitFor(() => expect(syncRunning(f.db)).toBe(true), {
+        timeout: 20_000,
+        interval: 20,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
       cli.child.kill('SIGTERM');
       const code = await cli.exited();
       const run = { code, stdout: cli.stdout(), stderr: cli.stderr() };
