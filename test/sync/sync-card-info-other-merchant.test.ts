@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/sqlite-driver.js';
+import { quarantineRows } from '../support/quarantine-rows.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 describe('a /cards/info answer naming another merchant', () => {
@@ -43,11 +44,7 @@ describe('a /cards/info answer naming another merchant', () => {
     const db = new Database(w.mirrorFile, { readonly: true });
     try {
       expect(db.prepare('SELECT count(*) FROM cards WHERE card_id = ?').pluck().get(card)).toBe(0);
-      const rows = db
-        .prepare(
-          "SELECT merchant_id, record_id, reason, raw_json FROM quarantine WHERE resource = 'cards'",
-        )
-        .all() as { merchant_id: string; record_id: string; reason: string; raw_json: string }[];
+      const rows = quarantineRows(w.mirrorFile, 'cards');
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ merchant_id: merchantId, record_id: card });
       expect(rows[0]!.reason).toBe(`card of merchant mch_someone_else, not ${merchantId}`);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import { Database } from '../../src/sqlite-driver.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { quarantineRows } from '../support/quarantine-rows.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 /**
@@ -64,11 +65,7 @@ describe('a card id that the mirror holds as another merchant’s', () => {
           .prepare('SELECT merchant_id, balance FROM cards WHERE card_id = ?')
           .get(taken.card_id),
       ).toEqual({ merchant_id: a!.merchantId, balance: taken.balance });
-      const quarantined = after
-        .prepare(
-          "SELECT merchant_id, record_id, reason, raw_json FROM quarantine WHERE resource = 'cards'",
-        )
-        .all() as { merchant_id: string; record_id: string; reason: string; raw_json: string }[];
+      const quarantined = quarantineRows(w.mirrorFile, 'cards');
       expect(quarantined).toHaveLength(1);
       const [row] = quarantined;
       expect(row).toMatchObject({ merchant_id: b!.merchantId, record_id: taken.card_id });
@@ -87,9 +84,7 @@ describe('a card id that the mirror holds as another merchant’s', () => {
     expect((await w.sync()).outcome).toBe('done');
     const last = new Database(w.mirrorFile, { readonly: true });
     try {
-      expect(
-        last.prepare("SELECT resolved_at FROM quarantine WHERE resource = 'cards'").all(),
-      ).toEqual([{ resolved_at: null }]);
+      expect(quarantineRows(w.mirrorFile, 'cards')).toMatchObject([{ resolved_at: null }]);
       expect(
         last.prepare('SELECT merchant_id FROM cards WHERE card_id = ?').get(taken.card_id),
       ).toEqual({ merchant_id: a!.merchantId });

@@ -3,6 +3,7 @@ import type { CardIssuingClient } from '../../src/api/index.js';
 import { Database } from '../../src/sqlite-driver.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
+import { quarantineRows } from '../support/quarantine-rows.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 /** The client, with transaction `renamed` listed under the id of `taken` (its other fields kept). */
@@ -54,11 +55,7 @@ describe('two transactions listed under one id, created at different times', () 
         const kept = db
           .prepare('SELECT amount, created_at FROM transactions WHERE transaction_id = ?')
           .get(taken) as { amount: string; created_at: string };
-        const quarantined = db
-          .prepare(
-            "SELECT record_id, reason, raw_json, seen_count FROM quarantine WHERE resource = 'transactions'",
-          )
-          .all() as { record_id: string; reason: string; raw_json: string; seen_count: number }[];
+        const quarantined = quarantineRows(w.mirrorFile, 'transactions');
         expect(quarantined, `night ${night}`).toHaveLength(1);
         const [row] = quarantined;
         expect(row).toMatchObject({ record_id: taken });
@@ -119,11 +116,7 @@ describe('two transactions listed under one id in the same millisecond', () => {
         .prepare('SELECT amount FROM transactions WHERE transaction_id = ?')
         .pluck()
         .get(taken) as string;
-      const quarantined = db
-        .prepare(
-          "SELECT record_id, reason, raw_json FROM quarantine WHERE resource = 'transactions'",
-        )
-        .all() as { record_id: string; reason: string; raw_json: string }[];
+      const quarantined = quarantineRows(w.mirrorFile, 'transactions');
       expect(quarantined).toHaveLength(1);
       expect(quarantined[0]!.record_id).toBe(taken);
       expect(quarantined[0]!.reason).toContain('/transactionId');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardIssuingClient } from '../../src/api/index.js';
 import { Database } from '../../src/sqlite-driver.js';
 import type { SyncApi } from '../../src/sync/sync-context.js';
+import { quarantineRows } from '../support/quarantine-rows.js';
 import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
 
 /**
@@ -79,11 +80,7 @@ describe('a transaction id that the mirror holds as another merchant’s', () =>
           )
           .get(taken.transaction_id),
       ).toEqual(taken);
-      const quarantined = after
-        .prepare(
-          "SELECT merchant_id, record_id, reason, raw_json FROM quarantine WHERE resource = 'transactions'",
-        )
-        .all() as { merchant_id: string; record_id: string; reason: string; raw_json: string }[];
+      const quarantined = quarantineRows(w.mirrorFile, 'transactions');
       expect(quarantined).toHaveLength(1);
       const [row] = quarantined;
       expect(row).toMatchObject({ merchant_id: b!.merchantId, record_id: taken.transaction_id });
@@ -101,13 +98,6 @@ describe('a transaction id that the mirror holds as another merchant’s', () =>
     // Merchant b never read a transaction of that id as its own: the next run, whose windows
     // read it as merchant a's, resolves nothing.
     expect((await w.sync()).outcome).toBe('done');
-    const last = new Database(w.mirrorFile, { readonly: true });
-    try {
-      expect(
-        last.prepare("SELECT resolved_at FROM quarantine WHERE resource = 'transactions'").all(),
-      ).toEqual([{ resolved_at: null }]);
-    } finally {
-      last.close();
-    }
+    expect(quarantineRows(w.mirrorFile, 'transactions')).toMatchObject([{ resolved_at: null }]);
   });
 });
