@@ -15,6 +15,35 @@ import { coverageOf } from './support/run-one.js';
 
 const MINUTE = 60_000;
 
+/**
+ * A WITHDRAW of 50.00 from an active card, completed by the sandbox and imported from the
+ * merchant's books into the mirror: the order and when its FEE record was created.
+ */
+async function journaledWithdraw(w: SyncWorld, merchantId: string) {
+  const { c: cardId, currency } = w.t.sandbox.context.store.db
+    .prepare(
+      "SELECT card_id AS c, currency FROM cards WHERE status = 'ACTIVE' AND balance_minor > 10000",
+    )
+    .get() as { c: string; currency: string };
+  const session = new MerchantSession(w.t, 0);
+  const submittedAt = (await w.t.control.get('/_control/clock')).body.now as string;
+  const withdraw = await session.completed('WITHDRAW', cardId, 5000n, 'success');
+  const feeAt = Date.parse((await session.feeOf(withdraw.orderNo)).createdAt);
+  const books = join(w.dir, 'withdraw.csv');
+  writeFileSync(
+    books,
+    'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo\n' +
+      `${withdraw.merchantOrderNo},WITHDRAW,${cardId},,${session.text(5000n)},${currency},${submittedAt},${withdraw.orderNo}\n`,
+  );
+  const mirror = w.openMirror();
+  try {
+    await importOrderFile(mirror.db, { file: books, merchantId });
+  } finally {
+    await mirror.close();
+  }
+  return { withdraw, feeAt };
+}
+
 describe('MERCHANT_BALANCE_MISMATCH after a sync that read the balance but not the transactions up to it', () => {
   let w: SyncWorld;
   let incomplete: CheckResults;
@@ -33,27 +62,7 @@ describe('MERCHANT_BALANCE_MISMATCH after a sync that read the balance but not t
     expect((await w.t.control.post('/_control/clock', { advanceMs: 10 * MINUTE })).status).toBe(
       200,
     );
-    const { c: cardId, currency } = w.t.sandbox.context.store.db
-      .prepare(
-        "SELECT card_id AS c, currency FROM cards WHERE status = 'ACTIVE' AND balance_minor > 10000",
-      )
-      .get() as { c: string; currency: string };
-    const session = new MerchantSession(w.t, 0);
-    const submittedAt = (await w.t.control.get('/_control/clock')).body.now as string;
-    const withdraw = await session.completed('WITHDRAW', cardId, 5000n, 'success');
-    const feeAt = Date.parse((await session.feeOf(withdraw.orderNo)).createdAt);
-    const books = join(w.dir, 'withdraw.csv');
-    writeFileSync(
-      books,
-      'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo\n' +
-        `${withdraw.merchantOrderNo},WITHDRAW,${cardId},,${session.text(5000n)},${currency},${submittedAt},${withdraw.orderNo}\n`,
-    );
-    const mirror = w.openMirror();
-    try {
-      await importOrderFile(mirror.db, { file: books, merchantId });
-    } finally {
-      await mirror.close();
-    }
+    const { withdraw, feeAt } = await journaledWithdraw(w, merchantId);
     expect((await w.t.control.post('/_control/clock', { advanceMs: 10 * MINUTE })).status).toBe(
       200,
     );
@@ -183,27 +192,7 @@ async function syncWithGap(
   const merchantId = w.t.sandbox.merchants[0]!.merchantId;
   expect((await w.sync()).outcome).toBe('done');
   expect((await w.t.control.post('/_control/clock', { advanceMs: 60 * MINUTE })).status).toBe(200);
-  const { c: cardId, currency } = w.t.sandbox.context.store.db
-    .prepare(
-      "SELECT card_id AS c, currency FROM cards WHERE status = 'ACTIVE' AND balance_minor > 10000",
-    )
-    .get() as { c: string; currency: string };
-  const session = new MerchantSession(w.t, 0);
-  const submittedAt = (await w.t.control.get('/_control/clock')).body.now as string;
-  const withdraw = await session.completed('WITHDRAW', cardId, 5000n, 'success');
-  const feeAt = Date.parse((await session.feeOf(withdraw.orderNo)).createdAt);
-  const books = join(w.dir, 'withdraw.csv');
-  writeFileSync(
-    books,
-    'merchantOrderNo,kind,cardId,offeringId,amount,currency,submittedAt,orderNo\n' +
-      `${withdraw.merchantOrderNo},WITHDRAW,${cardId},,${session.text(5000n)},${currency},${submittedAt},${withdraw.orderNo}\n`,
-  );
-  const mirror = w.openMirror();
-  try {
-    await importOrderFile(mirror.db, { file: books, merchantId });
-  } finally {
-    await mirror.close();
-  }
+  const { withdraw, feeAt } = await journaledWithdraw(w, merchantId);
   expect((await w.t.control.post('/_control/clock', { advanceMs: 24 * 60 * MINUTE })).status).toBe(
     200,
   );
