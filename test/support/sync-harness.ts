@@ -55,6 +55,27 @@ export function syncApiOf(api: CardIssuingClient): SyncApi {
   };
 }
 
+/**
+ * The client, with transaction `renamed` listed under the id of `taken` (its other fields
+ * kept): two records sharing an id, of one merchant or of two.
+ */
+export function renamingTransaction(
+  api: CardIssuingClient,
+  renamed: string,
+  taken: string,
+): SyncApi {
+  return {
+    ...syncApiOf(api),
+    listTransactions: async (query, options) => {
+      const page = await api.listTransactions(query, options);
+      page.records = page.records.map((row) =>
+        row.transactionId === renamed ? { ...row, transactionId: taken } : row,
+      );
+      return page;
+    },
+  };
+}
+
 /** Start a sandbox with `options` (a world, faults, ...) and a temp dir for mirrors. */
 export async function startSyncWorld(options: Partial<SandboxOptions>): Promise<SyncWorld> {
   const t = await startTestSandbox(options);

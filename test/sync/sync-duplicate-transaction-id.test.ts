@@ -1,24 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CardIssuingClient } from '../../src/api/index.js';
 import { Database } from '../../src/sqlite-driver.js';
-import type { SyncApi } from '../../src/sync/sync-context.js';
 import { activeCard, postForced } from '../support/forced-transactions.js';
 import { quarantineRows } from '../support/quarantine-rows.js';
-import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
-
-/** The client, with transaction `renamed` listed under the id of `taken` (its other fields kept). */
-function sharingAnId(api: CardIssuingClient, renamed: string, taken: string): SyncApi {
-  return {
-    ...syncApiOf(api),
-    listTransactions: async (query, options) => {
-      const page = await api.listTransactions(query, options);
-      page.records = page.records.map((row) =>
-        row.transactionId === renamed ? { ...row, transactionId: taken } : row,
-      );
-      return page;
-    },
-  };
-}
+import { renamingTransaction, type SyncWorld, startSyncWorld } from '../support/sync-harness.js';
 
 describe('two transactions listed under one id, created at different times', () => {
   let w: SyncWorld;
@@ -48,7 +32,7 @@ describe('two transactions listed under one id, created at different times', () 
     });
     const iso = (ms: number) => new Date(ms).toISOString();
     for (const night of [1, 2]) {
-      const result = await w.sync({ wrapApi: (api) => sharingAnId(api, renamed, taken) });
+      const result = await w.sync({ wrapApi: (api) => renamingTransaction(api, renamed, taken) });
       expect(result.outcome, `night ${night}`).toBe('done');
       const db = new Database(w.mirrorFile, { readonly: true });
       try {
@@ -106,7 +90,7 @@ describe('two transactions listed under one id in the same millisecond', () => {
         }),
       );
     const [taken, renamed] = planted as [string, string];
-    const result = await w.sync({ wrapApi: (api) => sharingAnId(api, renamed, taken) });
+    const result = await w.sync({ wrapApi: (api) => renamingTransaction(api, renamed, taken) });
     expect(result.outcome).toBe('done');
     const transactions = result.merchants[0]!.transactions;
     expect(transactions).toMatchObject({ quarantined: 1, unverified: 0, splits: 0 });

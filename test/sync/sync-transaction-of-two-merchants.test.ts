@@ -1,26 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CardIssuingClient } from '../../src/api/index.js';
 import { Database } from '../../src/sqlite-driver.js';
-import type { SyncApi } from '../../src/sync/sync-context.js';
 import { quarantineRows } from '../support/quarantine-rows.js';
-import { type SyncWorld, startSyncWorld, syncApiOf } from '../support/sync-harness.js';
-
-/**
- * Merchant b's client, with its transaction `renamed` carrying instead the id of `taken`, a
- * transaction of merchant a: the same transaction id read under two merchants.
- */
-function transactionIdOfTheOther(api: CardIssuingClient, renamed: string, taken: string): SyncApi {
-  return {
-    ...syncApiOf(api),
-    listTransactions: async (query, options) => {
-      const page = await api.listTransactions(query, options);
-      page.records = page.records.map((row) =>
-        row.transactionId === renamed ? { ...row, transactionId: taken } : row,
-      );
-      return page;
-    },
-  };
-}
+import {
+  renamingTransaction,
+  type SyncWorld,
+  startSyncWorld,
+  syncApiOf,
+} from '../support/sync-harness.js';
 
 interface Row {
   transaction_id: string;
@@ -65,7 +51,7 @@ describe('a transaction id that the mirror holds as another merchant’s', () =>
       // The harness wraps the merchants' clients in their order: the second is merchant b's.
       wrapApi: (api) =>
         made++ === 1
-          ? transactionIdOfTheOther(api, renamed.transaction_id, taken.transaction_id)
+          ? renamingTransaction(api, renamed.transaction_id, taken.transaction_id)
           : syncApiOf(api),
     });
     expect(result.outcome).toBe('done');
