@@ -1,28 +1,16 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Offering } from '../../src/contract/index.js';
 import { migrateMirror, readMigrations } from '../../src/mirror/migrations.js';
 import { openMirror } from '../../src/mirror/open-mirror.js';
 import { Database } from '../../src/sqlite-driver.js';
-import { useTempMirrors } from '../mirror/mirror-fixtures.js';
+import { offering, useTempMirrors } from '../mirror/mirror-fixtures.js';
 import { runOn } from './support/run-one.js';
 import { DAY, HISTORY_AT, HOUR, shift, TestLedger } from './support/test-ledger.js';
 
 const temp = useTempMirrors();
 const MERCHANT = 'mch_old';
 
-const OFFERING: Offering = {
-  id: 'off_old',
-  name: 'Test Visa',
-  network: 'VISA',
-  type: 'VIRTUAL',
-  currency: 'USD',
-  minLoadAmount: '10.00',
-  maxLoadAmount: '5000.00',
-  issuanceFee: '2.00',
-  depositFeePercent: '1',
-  requiresHolder: false,
-};
+const OFFERING = offering({ id: 'off_old', name: 'Test Visa', depositFeePercent: '1' });
 
 const day = (n: number) => shift(HISTORY_AT, n * DAY);
 
