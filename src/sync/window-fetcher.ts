@@ -285,19 +285,22 @@ async function readRemainingPages(
   await landing;
 }
 
+/** The fields of a row besides its id: two rows listed under one id differing in one are two records. */
+const CONTENT = [
+  'cardId',
+  'tradeNo',
+  'type',
+  'status',
+  'amount',
+  'fee',
+  'currency',
+  'merchantName',
+  'createdAt',
+] as const satisfies readonly (keyof Transaction)[];
+
 /** Whether two rows listed under one id carry the same fields. */
 function sameContent(a: Transaction, b: Transaction): boolean {
-  return (
-    a.cardId === b.cardId &&
-    a.tradeNo === b.tradeNo &&
-    a.type === b.type &&
-    a.status === b.status &&
-    a.amount === b.amount &&
-    a.fee === b.fee &&
-    a.currency === b.currency &&
-    a.merchantName === b.merchantName &&
-    a.createdAt === b.createdAt
-  );
+  return CONTENT.every((field) => a[field] === b[field]);
 }
 
 /**
@@ -306,7 +309,7 @@ function sameContent(a: Transaction, b: Transaction): boolean {
  * then never counts level, and is cut down and read as drift.)
  */
 function contentHash(row: Transaction): number {
-  const text = `${row.cardId}\0${row.tradeNo}\0${row.type}\0${row.status}\0${row.amount}\0${row.fee}\0${row.currency}\0${row.merchantName}\0${row.createdAt}`;
+  const text = CONTENT.map((field) => row[field]).join('\0');
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
