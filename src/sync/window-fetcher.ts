@@ -285,7 +285,7 @@ async function readRemainingPages(
   await landing;
 }
 
-/** The fields of a row besides its id: two rows listed under one id differing in one are two records. */
+/** A row's fields besides its id: two rows under one id that differ in one are two records. */
 const CONTENT = [
   'cardId',
   'tradeNo',
