@@ -189,6 +189,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       ? new MovingWorld(ctx, events, options.activityPerSecond)
       : undefined;
     const controlToken = options.control ? randomBytes(24).toString('hex') : undefined;
+    const closing = new AbortController();
     const app = await buildApp({
       ctx,
       clock,
@@ -198,6 +199,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       controlToken,
       rateLimit: options.rateLimitPerSecond ? { perSecond: options.rateLimitPerSecond } : undefined,
       faults,
+      closing: closing.signal,
     });
     const sockets = new Set<Socket>();
     const listener = createDualListener(app.server as unknown as HttpsServer, VERSION);
@@ -246,6 +248,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       close: async () => {
         if (closed) return;
         closed = true;
+        closing.abort();
         moving?.stop();
         events.close();
         await new Promise<void>((resolve) => {

@@ -24,6 +24,8 @@ export interface FaultHookOptions {
   readonly ctx: SandboxContext;
   readonly events: DueEvents;
   readonly logger: Logger;
+  /** Aborted when the service starts closing (see the latency hook). */
+  readonly closing: AbortSignal;
 }
 
 const SERVER_ERROR_CODE: Readonly<Record<500 | 502 | 503, ErrorCode>> = {
@@ -49,7 +51,7 @@ function operationOf(request: FastifyRequest): OperationId | undefined {
  * the request path is exactly the usual one.
  */
 export function installFaults(app: FastifyInstance, options: FaultHookOptions): void {
-  const { lab, ctx, events } = options;
+  const { lab, ctx, events, closing } = options;
   const logger = options.logger.child({ module: 'faults' });
   app.decorateRequest('faults', null);
 
@@ -61,7 +63,16 @@ export function installFaults(app: FastifyInstance, options: FaultHookOptions): 
     if (decision === undefined) return;
     request.faults = decision;
     logger.debug({ operation, merchantId: request.merchantId, rules: decision.fired }, 'fault');
-    if (decision.latencyMs > 0) await delay(decision.latencyMs);
+    if (decision.latencyMs > 0) {
+      try {
+        await delay(decision.latencyMs, undefined, { signal: closing });
+      } catch (error) {
+        if (!closing.aborted) throw error;
+        // The service closed while this call waited: its connection is gone and its store is
+        // closing, so the call ends here instead of running on a closed database.
+        return reply.hijack();
+      }
+    }
     const ending = decision.ending;
     if (ending?.kind === 'rate-limit') {
       const seconds = ending.retryAfterSeconds ?? 1;

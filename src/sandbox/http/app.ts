@@ -38,6 +38,8 @@ export interface AppOptions {
   readonly rateLimit: RateLimitOptions | undefined;
   /** The fault lab; with no rule in it the service behaves exactly as without it. */
   readonly faults: FaultLab;
+  /** Aborted when the service starts closing: a call waiting out injected latency is dropped. */
+  readonly closing: AbortSignal;
 }
 
 /** Validation reports every field error and never strips unknown properties (they are refused). */
@@ -158,7 +160,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // After authentication (faults are per merchant) and the version header (a truncated answer
   // carries it too).
-  installFaults(app, { lab: options.faults, ctx, events, logger: options.logger });
+  installFaults(app, {
+    lab: options.faults,
+    ctx,
+    events,
+    logger: options.logger,
+    closing: options.closing,
+  });
   if (options.rateLimit) {
     await app.register(rateLimit, {
       max: options.rateLimit.perSecond,
