@@ -1,5 +1,6 @@
 import { MalformedRecordError, type PageResult } from '../api/index.js';
 import type { ListTransactionsQuery, Transaction } from '../contract/index.js';
+import { effectivePageSize } from './effective-page-size.js';
 import { coarseFirst, SplitDensity } from './split-density.js';
 import { canSplit, isoTime, splitRange, startTimeFilter, type TimeRange } from './time-range.js';
 
@@ -27,7 +28,10 @@ export interface WindowFetchOptions {
   /** A window whose first page reports more pages than this is split before paging. */
   readonly maxPages: number;
   readonly signal?: AbortSignal;
-  /** Requests per page (the upstream may answer with fewer; `pagination.limit` is believed). */
+  /**
+   * Requests per page (the upstream may answer with fewer: `pagination.limit` is believed, or
+   * the first page's length when shorter, see {@link effectivePageSize}).
+   */
   readonly pageSize?: number;
   /**
    * Land rows of a window that cannot be cut (one millisecond) while its other pages are read.
@@ -156,7 +160,9 @@ export async function fetchWindow(
     twins = new Set();
     const first = await list({ ...base, page: 1, limit: pageSize });
     expected = first.pagination.total;
-    const limit = first.pagination.limit;
+    // What the upstream made of the limit asked for, or fewer: the rows its first page holds
+    // when it holds fewer than both (an upstream paging by its own size, echoing ours).
+    const limit = effectivePageSize(first);
     if (attempt === 1) density?.observe(window.range, expected);
     const pageCount = Math.ceil(expected / limit);
     if (pageCount > options.maxPages && canSplit(window.range))
@@ -166,7 +172,9 @@ export async function fetchWindow(
     const later: Transaction[] = [];
     let stable = true;
     const take = (page: PageResult<Transaction>) => {
-      if (page.pagination.total !== expected || page.pagination.limit !== limit) stable = false;
+      // The pages after the first are asked for with `limit` and must keep it.
+      if (page.pagination.total !== expected || (page !== first && page.pagination.limit !== limit))
+        stable = false;
       for (const row of page.records) {
         if (twins.has(row)) {
           later.push(row);
