@@ -13,22 +13,32 @@ const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
  * a key, a DER file or a damaged copy given by mistake fails here, naming `key`, not as a TLS
  * error in the middle of a sync nor as the client's `ca` option.
  *
+ * Messages name the file, for the operator to find it, but never `apiKey`: a key pasted by
+ * mistake where the CA file's path belongs shows as `(the key)`, and the cause, whose message
+ * repeats the path, is then dropped.
+ *
  * @example
- * const ca = await readCaFile('CARDSYNC_CA_FILE', '/etc/cardsync/ca.pem');
+ * const ca = await readCaFile('CARDSYNC_CA_FILE', '/etc/cardsync/ca.pem', apiKey);
  * @throws ConfigError naming `key` and the file when it cannot be read or holds no certificate.
  */
-export async function readCaFile(key: string, path: string): Promise<string> {
+export async function readCaFile(key: string, path: string, apiKey: string): Promise<string> {
+  const holdsKey = apiKey !== '' && path.includes(apiKey);
+  const shown = holdsKey ? path.replaceAll(apiKey, '(the key)') : path;
   let text: string;
   try {
     text = await readSettingFile(path, MAX_CA_FILE_BYTES);
   } catch (cause) {
     if (!(cause instanceof SettingFileError)) throw cause;
-    throw new ConfigError(key, `expected a readable PEM file, ${cause.reason(path)}`, { cause });
+    throw new ConfigError(
+      key,
+      `expected a readable PEM file, ${cause.reason(shown)}`,
+      holdsKey ? {} : { cause },
+    );
   }
   if (!text.includes(PEM_CERTIFICATE)) {
     throw new ConfigError(
       key,
-      `expected a PEM certificate (${PEM_CERTIFICATE}) in ${path}, found none`,
+      `expected a PEM certificate (${PEM_CERTIFICATE}) in ${shown}, found none`,
     );
   }
   try {
@@ -36,7 +46,7 @@ export async function readCaFile(key: string, path: string): Promise<string> {
   } catch {
     throw new ConfigError(
       key,
-      `expected a PEM certificate in ${path}, cannot parse the one it holds`,
+      `expected a PEM certificate in ${shown}, cannot parse the one it holds`,
     );
   }
   return text;

@@ -152,7 +152,7 @@ async function resolveDraft(draft: Draft, env: ConfigInputs['env']): Promise<Mer
     );
   }
   const caFile = draft.caFile?.value;
-  const ca = draft.caFile && (await readCaFile(draft.caFile.key, draft.caFile.value));
+  const ca = draft.caFile && (await readCaFile(draft.caFile.key, draft.caFile.value, apiKey));
   const source = {
     name: draft.name,
     baseUrl,

@@ -393,6 +393,21 @@ describe('configuration from flags and environment variables (no config file)', 
       );
     });
 
+    it('never echoes the key when it is pasted where the CA file belongs', async () => {
+      const error = await expectConfigError(
+        f.load({}, { ...BASE, CARDSYNC_CA_FILE: ENV_KEY }),
+        'CARDSYNC_CA_FILE',
+        /expected a readable PEM file, cannot read .*\(the key\) \(ENOENT\)/,
+      );
+      expect(error.cause).toBeUndefined();
+      await f.file(ENV_KEY, JUNK_PEM);
+      await expectConfigError(
+        f.load({ caFile: ENV_KEY }, BASE),
+        '--ca-file',
+        /expected a PEM certificate in .*\(the key\), cannot parse the one it holds/,
+      );
+    });
+
     it('refuses a file without a PEM certificate', async () => {
       await f.file('key.pem', '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n');
       await expectConfigError(
