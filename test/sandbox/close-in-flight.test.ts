@@ -44,4 +44,39 @@ describe('closing the sandbox with a call in flight', () => {
       await sandbox.close();
     }
   });
+
+  it('holds many calls in injected latency at once without a listener warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const sandbox = await startSandbox({
+      logger: createLogger({ level: 'silent' }),
+      seed: 'latency-in-flight',
+      faults: [{ kind: 'latency', ms: 50 }],
+    });
+    const agent = new Agent({
+      connect: { ca: sandbox.caPem, checkServerIdentity },
+      connections: 32,
+    });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          const response = await request(new URL('/merchants/balance', sandbox.baseUrl), {
+            headers: { 'x-api-key': sandbox.merchants[0]?.apiKey ?? '' },
+            dispatcher: agent,
+          });
+          await response.body.dump();
+          return response.statusCode;
+        }),
+      );
+      expect(statuses).toEqual(Array.from({ length: 32 }, () => 200));
+      // Node emits process warnings on the next turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await agent.close();
+      await sandbox.close();
+    }
+  });
 });
