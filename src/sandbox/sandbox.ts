@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { Server as HttpsServer } from 'node:https';
 import { type AddressInfo, isIPv6, type Socket } from 'node:net';
@@ -191,9 +190,6 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       : undefined;
     const controlToken = options.control ? randomBytes(24).toString('hex') : undefined;
     const closing = new AbortController();
-    // One listener for each call waiting out injected latency, each gone when its wait ends:
-    // 16 at once under a sync are no leak, and Node's warning past 10 would say so.
-    setMaxListeners(0, closing.signal);
     const app = await buildApp({
       ctx,
       clock,
